@@ -1,0 +1,766 @@
+"""The game of Thousand as a pure state machine.
+
+``new_game`` makes a state, ``legal_actions`` lists what the seat to act may do,
+``apply`` returns a new state or raises ``IllegalAction`` with a readable reason.
+A game with a seed deals itself (deal *k* from ``derive_seed(seed, k)``); a game
+without one waits in ``Phase.DEALING`` for ``deal`` with explicit cards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import replace
+
+from . import cards as C
+from .rules import Rules
+from .scoring import score_deal
+from .state import (
+    BID,
+    CONCEDE,
+    CONTRACT,
+    DARK,
+    DECLARE,
+    DISCARD,
+    GIVE,
+    KEEP,
+    LIGHT,
+    PASS,
+    PLAY,
+    REDEAL,
+    TALON,
+    Action,
+    DealResult,
+    DealState,
+    Declared,
+    GameState,
+    IllegalAction,
+    Kind,
+    Layout,
+    Note,
+    Phase,
+    Trick,
+    parse_action,
+)
+
+# --- dealing -------------------------------------------------------------------
+
+
+def derive_seed(seed: int, k: int) -> int:
+    """The seed of deal ``k`` of a game with ``seed`` (k = -1 draws the first dealer)."""
+    digest = hashlib.sha256(f"thousand:{seed}:{k}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def hand_size(rules: Rules) -> int:
+    if rules.players == 2:
+        return 6 if rules.two_player_mode == "stock" else 10
+    return 7
+
+
+def active_seats(rules: Rules, dealer: int) -> tuple[int, ...]:
+    """Seats in play, clockwise from the forehand; the four-player dealer sits out."""
+    n = rules.players
+    count = 3 if n == 4 else n
+    return tuple((dealer + i) % n for i in range(1, count + 1))
+
+
+def layout_from_seed(seed: int, rules: Rules, dealer: int) -> Layout:
+    deck = list(C.DECK)
+    random.Random(seed).shuffle(deck)
+    size = hand_size(rules)
+    hands: list[tuple[int, ...]] = [() for _ in range(rules.players)]
+    pos = 0
+    for seat in sorted(active_seats(rules, dealer)):
+        hands[seat] = C.sort_hand(deck[pos : pos + size])
+        pos += size
+    return Layout(tuple(hands), tuple(deck[pos:]))
+
+
+def check_layout(rules: Rules, dealer: int, layout: Layout) -> None:
+    n = rules.players
+    if len(layout.hands) != n:
+        raise IllegalAction(f"the deal needs {n} hands, got {len(layout.hands)}")
+    size = hand_size(rules)
+    active = set(active_seats(rules, dealer))
+    for seat, hand in enumerate(layout.hands):
+        want = size if seat in active else 0
+        if len(hand) != want:
+            raise IllegalAction(f"seat {seat} must get {want} cards, got {len(hand)}")
+    talon_size = 24 - size * len(active)
+    if len(layout.talon) != talon_size:
+        raise IllegalAction(f"the talon must have {talon_size} cards, got {len(layout.talon)}")
+    every = [c for h in layout.hands for c in h] + list(layout.talon)
+    bad = [c for c in every if not 0 <= c < 24]
+    if bad:
+        raise IllegalAction(f"unknown card number {bad[0]}")
+    seen: set[int] = set()
+    for c in every:
+        if c in seen:
+            raise IllegalAction(f"duplicate card {C.fmt(c)}")
+        seen.add(c)
+
+
+def new_game(rules: Rules, seed: int | None = None, first_dealer: int | None = None) -> GameState:
+    n = rules.players
+    if first_dealer is None:
+        first_dealer = random.Random(derive_seed(seed, -1)).randrange(n) if seed is not None else 0
+    if not 0 <= first_dealer < n:
+        raise IllegalAction(f"no seat {first_dealer} at a table of {n}")
+    zero = (0,) * n
+    state = GameState(
+        rules=rules,
+        seed=seed,
+        version=0,
+        phase=Phase.DEALING,
+        dealer=first_dealer,
+        totals=zero,
+        bolts=zero,
+        bolts_game=zero,
+        rospis_count=zero,
+        falls=zero,
+        barrel=(-1,) * n,
+        golden_left=n if rules.golden_round and not rules.stock_mode else 0,
+        golden_made=False,
+        history=(),
+        winner=-1,
+        deal=None,
+        first_dealer=first_dealer,
+    )
+    if seed is not None:
+        state = _deal(state, layout_from_seed(derive_seed(seed, 0), rules, first_dealer))
+    return state
+
+
+def deal(state: GameState, layout: Layout) -> GameState:
+    """Deal explicit cards (a game without a seed, or a record written by hand)."""
+    if state.phase != Phase.DEALING:
+        raise IllegalAction(f"cards can only be dealt between deals, not in phase {state.phase}")
+    return replace(_deal(state, layout), version=state.version + 1)
+
+
+def _deal(state: GameState, layout: Layout) -> GameState:
+    r = state.rules
+    check_layout(r, state.dealer, layout)
+    n = r.players
+    active = active_seats(r, state.dealer)
+    forehand = active[0]
+    kind = Kind.GOLDEN if state.golden_left > 0 else Kind.NORMAL
+    d = DealState(
+        number=len(state.history) + 1,
+        kind=kind,
+        dealer=state.dealer,
+        forehand=forehand,
+        active=active,
+        layout=layout,
+        hands=tuple(C.sort_hand(h) for h in layout.hands),
+        talon=layout.talon,
+        to_act=forehand,
+        passed=(False,) * n,
+        received=(-1,) * n,
+        taken=(0,) * n,
+        ntricks=(0,) * n,
+        has_led=(False,) * n,
+    )
+    s = replace(state, deal=d, phase=Phase.PLAY)
+    if r.stock_mode:
+        return replace(s, deal=replace(d, leader=forehand, to_act=forehand))
+    if _dark_offered(s):
+        return replace(s, phase=Phase.DARK)
+    return _after_dark(s)
+
+
+def _sitters(state: GameState) -> list[int]:
+    return [i for i, t in enumerate(state.barrel) if t >= 0]
+
+
+def _dark_offered(s: GameState) -> bool:
+    r, d = s.rules, s.deal
+    assert d is not None
+    if not r.dark_play or d.kind != Kind.NORMAL:
+        return False
+    sitters = _sitters(s)
+    if sitters and not r.dark_on_barrel:
+        return False
+    return not (d.forehand in sitters and r.barrel_min_bid > 120)
+
+
+def hand_redeal_reason(rules: Rules, hand: tuple[int, ...], is_forehand: bool) -> str | None:
+    """Why a hand may ask for a redeal before bidding, or None."""
+    nines = C.count_rank(hand, C.NINE)
+    if rules.redeal_four_nines and nines >= 4:
+        return "four_nines"
+    if nines == 3 and (
+        rules.redeal_three_nines == "any"
+        or (rules.redeal_three_nines == "forehand" and is_forehand)
+    ):
+        return "three_nines"
+    if rules.redeal_four_jacks and C.count_rank(hand, C.JACK) >= 4:
+        return "four_jacks"
+    if rules.redeal_hand_below is not None and C.hand_points(hand) < rules.redeal_hand_below:
+        return "hand_below"
+    return None
+
+
+def talon_redeal_reason(rules: Rules, d: DealState) -> str | None:
+    """Why the declarer may ask for a redeal on seeing the talon, or None."""
+    if not d.talon_taken or d.gave or d.discarded:
+        return None
+    if rules.redeal_talon_only_on_100 and (d.bid != 100 or d.raised):
+        return None
+    talon = d.talon_taken
+    if rules.redeal_talon_below is not None and C.hand_points(talon) < rules.redeal_talon_below:
+        return "talon_below"
+    if rules.redeal_talon_two_nines and C.count_rank(talon, C.NINE) >= 2:
+        return "talon_two_nines"
+    if rules.redeal_talon_three_jacks and C.count_rank(talon, C.JACK) >= 3:
+        return "talon_three_jacks"
+    return None
+
+
+def _after_dark(s: GameState) -> GameState:
+    d = s.deal
+    assert d is not None
+    queue = tuple(
+        seat
+        for seat in d.active
+        if not (d.kind == Kind.DARK and seat == d.forehand)
+        and hand_redeal_reason(s.rules, d.hands[seat], seat == d.forehand) is not None
+    )
+    if queue:
+        return replace(s, phase=Phase.REDEAL, deal=replace(d, redeal_queue=queue, to_act=queue[0]))
+    return _start_auction(s)
+
+
+def _start_auction(s: GameState) -> GameState:
+    r, d = s.rules, s.deal
+    assert d is not None
+    if d.kind == Kind.GOLDEN:
+        return _take_talon(s, d.forehand, 120)
+    if d.kind == Kind.DARK and not r.dark_unblind:
+        return _take_talon(s, d.forehand, 120)
+    if d.kind == Kind.NORMAL and r.barrel and r.barrel_bidding == "sitter_takes_talon":
+        sitters = [seat for seat in d.active if s.barrel[seat] >= 0]
+        if sitters:
+            return _take_talon(s, sitters[0], r.barrel_min_bid)
+    if d.kind == Kind.DARK:
+        opening = 120
+    elif s.barrel[d.forehand] >= 0:
+        opening = r.barrel_min_bid
+    else:
+        opening = 100
+    d = replace(d, bids=((d.forehand, opening),), bid=opening, bidder=d.forehand)
+    d = replace(d, to_act=_next_bidder(d, d.forehand))
+    return replace(s, phase=Phase.BIDDING, deal=d)
+
+
+def _next_in(active: tuple[int, ...], seat: int) -> int:
+    return active[(active.index(seat) + 1) % len(active)]
+
+
+def _next_bidder(d: DealState, seat: int) -> int:
+    nxt = _next_in(d.active, seat)
+    while d.passed[nxt]:
+        nxt = _next_in(d.active, nxt)
+    return nxt
+
+
+def bid_cap(rules: Rules, hand: tuple[int, ...]) -> int:
+    """The highest bid or contract a hand allows (§2.4)."""
+    if not rules.bid_needs_marriage:
+        return rules.max_bid
+    cap = 120 + sum(C.MARRIAGE_VALUES[su] for su in C.marriages_in(hand))
+    if rules.ace_marriage and C.has_four_aces(hand):
+        cap += C.ACE_MARRIAGE_VALUE
+    return min(cap, rules.max_bid)
+
+
+def bid_options(s: GameState, seat: int) -> list[int]:
+    r, d = s.rules, s.deal
+    assert d is not None
+    hand = d.hands[seat]
+    if d.kind == Kind.DARK and not d.unblinded:
+        if seat != d.forehand and C.marriages_in(hand):
+            return [125]
+        return []
+    if r.min_total_to_bid is not None and s.totals[seat] < r.min_total_to_bid:
+        return []
+    cap = bid_cap(r, hand)
+    step = r.bid_step
+    lo = d.bid + step
+    sitter = r.barrel and s.barrel[seat] >= 0
+    if sitter and lo < r.barrel_min_bid:
+        lo = r.barrel_min_bid  # the sitter's first bid may jump straight to M
+        return [lo] if lo <= cap else []
+    if not r.bid_jumps:
+        return [lo] if lo <= cap else []
+    return list(range(lo, cap + 1, step))
+
+
+def _take_talon(s: GameState, declarer: int, bid: int) -> GameState:
+    r, d = s.rules, s.deal
+    assert d is not None
+    d = replace(d, declarer=declarer, bid=bid, bidder=declarer, contract=bid, to_act=declarer)
+    if r.players == 2:
+        return replace(s, phase=Phase.TALON, deal=d)
+    hidden = d.kind in (Kind.GOLDEN, Kind.DARK) or (
+        r.talon_hidden_on_100 and bid == 100 and not d.raised and declarer == d.forehand
+    )
+    hands = list(d.hands)
+    hands[declarer] = C.sort_hand(hands[declarer] + d.talon)
+    d = replace(d, hands=tuple(hands), talon_taken=d.talon, talon=(), talon_shown=not hidden)
+    return replace(s, phase=Phase.PASSING, deal=d)
+
+
+def defenders(d: DealState) -> tuple[int, ...]:
+    """The declarer's opponents, clockwise from the declarer."""
+    out = []
+    seat = d.declarer
+    for _ in range(len(d.active) - 1):
+        seat = _next_in(d.active, seat)
+        out.append(seat)
+    return tuple(out)
+
+
+def _pass_target(d: DealState) -> int:
+    for seat in defenders(d):
+        if d.received[seat] < 0:
+            return seat
+    return -1
+
+
+def _passing_done(s: GameState) -> bool:
+    r, d = s.rules, s.deal
+    assert d is not None
+    if r.players == 2:
+        if r.two_player_pass == "give_one":
+            return len(d.gave) == 1
+        return len(d.discarded) == 2
+    return _pass_target(d) < 0
+
+
+def contract_options(s: GameState) -> list[int]:
+    r, d = s.rules, s.deal
+    assert d is not None
+    if d.kind == Kind.DARK:
+        return [120]
+    if d.kind == Kind.GOLDEN and not r.golden_raise:
+        return [120]
+    cap = bid_cap(r, d.hands[d.declarer])
+    return [d.bid, *range(d.bid + r.bid_step, cap + 1, r.bid_step)]
+
+
+def may_concede(s: GameState) -> bool:
+    r, d = s.rules, s.deal
+    assert d is not None
+    if not r.rospis or r.stock_mode:
+        return False
+    if r.barrel and s.barrel[d.declarer] >= 0:
+        return False
+    if r.rospis_barrel_blocks_all and _sitters(s):
+        return False
+    if r.rospis_limit is not None and s.rospis_count[d.declarer] >= r.rospis_limit:
+        return False
+    return not (d.kind == Kind.DARK and not r.dark_rospis)
+
+
+def _after_passing(s: GameState) -> GameState:
+    d = s.deal
+    assert d is not None
+    nines = tuple(seat for seat in d.active if C.count_rank(d.hands[seat], C.NINE) == 4)
+    s = replace(s, deal=replace(d, four_nines=nines))
+    options = contract_options(s)
+    if len(options) == 1 and not may_concede(s):
+        return _before_play(replace(s, deal=replace(s.deal, contract=options[0])))  # type: ignore[arg-type]
+    return replace(s, phase=Phase.CONTRACT)
+
+
+def _before_play(s: GameState) -> GameState:
+    d = s.deal
+    assert d is not None
+    if s.rules.redeal_after_pass and d.four_nines:
+        queue = tuple(seat for seat in d.active if seat in d.four_nines)
+        d = replace(d, redeal_queue=queue, redeal_late=True, to_act=queue[0])
+        return replace(s, phase=Phase.REDEAL, deal=d)
+    return _start_play(s)
+
+
+def _start_play(s: GameState) -> GameState:
+    d = s.deal
+    assert d is not None
+    return replace(s, phase=Phase.PLAY, deal=replace(d, leader=d.declarer, to_act=d.declarer))
+
+
+# --- legal actions ---------------------------------------------------------------
+
+
+def _won_trick_without_ace(d: DealState, seat: int) -> bool:
+    for t in d.tricks:
+        if t.winner == seat:
+            card = next(c for st, c in t.cards if st == seat)
+            if C.rank_of(card) != C.ACE:
+                return True
+    return False
+
+
+def _trump_declarer(d: DealState) -> int:
+    for m in reversed(d.declared):
+        if m.suit < 4:
+            return m.seat
+    return -1
+
+
+def play_options(s: GameState) -> list[Action]:
+    r, d = s.rules, s.deal
+    assert d is not None
+    seat = d.to_act
+    hand = d.hands[seat]
+    trump = d.trump
+    if d.trick:
+        led = C.suit_of(d.trick[0][1])
+        follow = [c for c in hand if C.suit_of(c) == led]
+        if not follow and trump >= 0:
+            follow = [c for c in hand if C.suit_of(c) == trump]
+        return [Action(PLAY, card=c) for c in (follow or hand)]
+    cands = list(hand)
+    if not d.has_led[seat] and trump >= 0:
+        trumps = [c for c in hand if C.suit_of(c) == trump]
+        if r.must_lead_trump and trumps:
+            cands = trumps
+        elif r.no_lead_foreign_trump and _trump_declarer(d) not in (seat, -1):
+            others = [c for c in hand if C.suit_of(c) != trump]
+            if others:
+                cands = others
+    out = [Action(PLAY, card=c) for c in cands]
+    may_declare = r.stock_mode or r.marriage_first_lead or d.ntricks[seat] > 0
+    if may_declare:
+        for su in C.marriages_in(hand):
+            for rank in (C.KING, C.QUEEN):
+                c = C.card(rank, su)
+                if c in cands:
+                    out.append(Action(DECLARE, card=c))
+    if (
+        r.ace_marriage
+        and C.has_four_aces(hand)
+        and not any(m.seat == seat and m.suit == 4 for m in d.declared)
+        and (r.marriage_first_lead or _won_trick_without_ace(d, seat))
+    ):
+        out.extend(Action(DECLARE, card=c) for c in cands if C.rank_of(c) == C.ACE)
+    return out
+
+
+def legal_actions(state: GameState) -> list[Action]:
+    """Every action the seat to act may take now (empty between deals and after the game)."""
+    s, d = state, state.deal
+    if d is None or s.phase in (Phase.DEALING, Phase.GAME_OVER):
+        return []
+    r = s.rules
+    ph = s.phase
+    if ph == Phase.DARK:
+        return [Action(DARK), Action(LIGHT)]
+    if ph == Phase.REDEAL:
+        return [Action(REDEAL), Action(KEEP)]
+    if ph == Phase.BIDDING:
+        return [Action(PASS)] + [Action(BID, value=v) for v in bid_options(s, d.to_act)]
+    if ph == Phase.TALON:
+        return [Action(TALON, value=1), Action(TALON, value=2)]
+    if ph == Phase.PASSING:
+        hand = d.hands[d.declarer]
+        if r.players == 2:
+            kind = GIVE if r.two_player_pass == "give_one" else DISCARD
+            out = [Action(kind, card=c) for c in hand]
+        else:
+            out = [Action(GIVE, card=c) for c in hand]
+        if talon_redeal_reason(r, d) is not None:
+            out.append(Action(REDEAL))
+        return out
+    if ph == Phase.CONTRACT:
+        out = [Action(CONTRACT, value=v) for v in contract_options(s)]
+        if may_concede(s):
+            out.append(Action(CONCEDE))
+        return out
+    if ph == Phase.PLAY:
+        return play_options(s)
+    return []
+
+
+def is_legal(state: GameState, action: Action) -> bool:
+    return action in legal_actions(state)
+
+
+# --- applying actions ---------------------------------------------------------------
+
+
+def apply(state: GameState, action: Action | str, seat: int | None = None) -> GameState:
+    """The state after ``action`` by the seat to act; ``seat`` (if given) must be that seat."""
+    if isinstance(action, str):
+        action = parse_action(action)
+    d = state.deal
+    if state.phase == Phase.GAME_OVER:
+        raise IllegalAction("the game is over")
+    if d is None or state.phase == Phase.DEALING:
+        raise IllegalAction("no deal in progress: the cards must be dealt first")
+    if seat is not None and seat != d.to_act:
+        raise IllegalAction(f"it is seat {d.to_act}'s turn, not seat {seat}'s")
+    legal = legal_actions(state)
+    if action not in legal:
+        raise IllegalAction(_why_illegal(state, action, legal))
+    actor = d.to_act
+    d = replace(d, actions=(*d.actions, f"{actor}:{action}"))
+    s = replace(state, deal=d, version=state.version + 1)
+    return _APPLY[s.phase](s, actor, action)
+
+
+def _why_illegal(s: GameState, action: Action, legal: list[Action]) -> str:
+    d = s.deal
+    assert d is not None
+    kinds = sorted({a.kind for a in legal})
+    if action.kind not in kinds:
+        return f"{action} is not possible now (phase {s.phase}; possible: {', '.join(kinds)})"
+    if action.kind == BID:
+        values = [a.value for a in legal if a.kind == BID]
+        if not values:
+            return f"bid {action.value} refused: seat {d.to_act} may only pass"
+        if action.value > values[-1]:
+            return (f"bid {action.value} refused: the highest bid this hand allows is "
+                    f"{values[-1]} (above 120 a bid needs a marriage)")
+        return f"bid {action.value} refused: possible bids are {values[0]}…{values[-1]}"
+    if action.kind == CONTRACT:
+        values = [a.value for a in legal if a.kind == CONTRACT]
+        return f"contract {action.value} refused: possible are {values[0]}…{values[-1]}"
+    if action.kind in (PLAY, DECLARE, GIVE, DISCARD):
+        hand = d.hands[d.to_act]
+        if action.card not in hand:
+            return f"{C.fmt(action.card)} is not in seat {d.to_act}'s hand"
+        if action.kind == DECLARE:
+            return f"a marriage cannot be declared with {C.fmt(action.card)} now"
+        if d.trick:
+            led = C.suit_of(d.trick[0][1])
+            if any(C.suit_of(c) == led for c in hand):
+                return f"must follow suit ({C.SUITS[led]})"
+            return f"must play a trump ({C.SUITS[d.trump]})"
+        return f"{C.fmt(action.card)} may not be led now"
+    return f"{action} is not possible now"
+
+
+def _apply_dark(s: GameState, seat: int, a: Action) -> GameState:
+    d = s.deal
+    assert d is not None
+    if a.kind == DARK:
+        s = replace(s, deal=replace(d, kind=Kind.DARK))
+    return _after_dark(s)
+
+
+def _apply_redeal(s: GameState, seat: int, a: Action) -> GameState:
+    d = s.deal
+    assert d is not None
+    if a.kind == REDEAL:
+        if d.redeal_late:
+            reason = "four_nines_after_pass"
+        else:
+            reason = hand_redeal_reason(s.rules, d.hands[seat], seat == d.forehand) or "hand"
+        return _redeal(s, seat, reason)
+    queue = d.redeal_queue[1:]
+    d = replace(d, redeal_queue=queue)
+    if queue:
+        return replace(s, deal=replace(d, to_act=queue[0]))
+    s = replace(s, deal=replace(d, redeal_late=False))
+    return _start_play(s) if d.redeal_late else _start_auction(s)
+
+
+def _redeal(s: GameState, seat: int, reason: str) -> GameState:
+    d = s.deal
+    assert d is not None
+    n = s.n
+    res = DealResult(
+        number=d.number,
+        dealer=d.dealer,
+        kind=d.kind,
+        declarer=d.declarer,
+        bid=d.bid,
+        contract=0,
+        outcome="redeal",
+        points=(0,) * n,
+        scores=(0,) * n,
+        totals=s.totals,
+        marks=tuple(("redeal",) if i == seat else () for i in range(n)),
+        notes=(Note("redeal_" + reason, seat),),
+        layout=d.layout,
+        actions=d.actions,
+    )
+    return _next_deal(replace(s, history=(*s.history, res)), same_dealer=True)
+
+
+def _next_deal(s: GameState, same_dealer: bool = False) -> GameState:
+    if s.winner >= 0:
+        return replace(s, phase=Phase.GAME_OVER)
+    dealer = s.dealer if same_dealer else (s.dealer + 1) % s.n
+    s = replace(s, dealer=dealer, phase=Phase.DEALING, deal=None)
+    if s.seed is not None:
+        return _deal(s, layout_from_seed(derive_seed(s.seed, len(s.history)), s.rules, dealer))
+    return s
+
+
+def _apply_bidding(s: GameState, seat: int, a: Action) -> GameState:
+    d = s.deal
+    assert d is not None
+    if a.kind == PASS:
+        passed = list(d.passed)
+        passed[seat] = True
+        d = replace(d, passed=tuple(passed), bids=(*d.bids, (seat, 0)))
+        remaining = [x for x in d.active if not d.passed[x]]
+        if len(remaining) == 1:
+            return _take_talon(replace(s, deal=d), d.bidder, d.bid)
+        return replace(s, deal=replace(d, to_act=_next_bidder(d, seat)))
+    unblind = d.kind == Kind.DARK and not d.unblinded
+    d = replace(d, bids=(*d.bids, (seat, a.value)), bid=a.value, bidder=seat, raised=True)
+    if unblind:
+        d = replace(d, kind=Kind.NORMAL, unblinded=True)
+        if s.rules.dark_unblind_takes_talon:
+            return _take_talon(replace(s, deal=d), seat, a.value)
+    return replace(s, deal=replace(d, to_act=_next_bidder(d, seat)))
+
+
+def _apply_talon(s: GameState, seat: int, a: Action) -> GameState:
+    d = s.deal
+    assert d is not None
+    chosen = d.talon[:2] if a.value == 1 else d.talon[2:]
+    rest = d.talon[2:] if a.value == 1 else d.talon[:2]
+    hands = list(d.hands)
+    hands[seat] = C.sort_hand(hands[seat] + chosen)
+    d = replace(d, hands=tuple(hands), talon=rest, talon_taken=chosen, talon_choice=a.value,
+                talon_shown=True)
+    return replace(s, phase=Phase.PASSING, deal=d)
+
+
+def _apply_passing(s: GameState, seat: int, a: Action) -> GameState:
+    d = s.deal
+    assert d is not None
+    if a.kind == REDEAL:
+        reason = talon_redeal_reason(s.rules, d) or "talon"
+        return _redeal(s, seat, reason)
+    hands = list(d.hands)
+    hands[seat] = tuple(c for c in hands[seat] if c != a.card)
+    if a.kind == DISCARD:
+        d = replace(d, hands=tuple(hands), discarded=(*d.discarded, a.card))
+    else:
+        target = _pass_target(d) if s.n != 2 else next(x for x in d.active if x != seat)
+        hands[target] = C.sort_hand((*hands[target], a.card))
+        received = list(d.received)
+        received[target] = a.card
+        d = replace(d, hands=tuple(hands), received=tuple(received),
+                    gave=(*d.gave, (target, a.card)))
+    s = replace(s, deal=d)
+    return _after_passing(s) if _passing_done(s) else s
+
+
+def _apply_contract(s: GameState, seat: int, a: Action) -> GameState:
+    d = s.deal
+    assert d is not None
+    if a.kind == CONCEDE:
+        return _finish_deal(s, conceded=True)
+    return _before_play(replace(s, deal=replace(d, contract=a.value)))
+
+
+def _apply_play(s: GameState, seat: int, a: Action) -> GameState:
+    r, d = s.rules, s.deal
+    assert d is not None
+    c = a.card
+    hands = list(d.hands)
+    hands[seat] = tuple(x for x in hands[seat] if x != c)
+    leading = not d.trick
+    trick_index = len(d.tricks)
+    if leading:
+        has_led = list(d.has_led)
+        has_led[seat] = True
+        d = replace(d, has_led=tuple(has_led))
+    if a.kind == DECLARE:
+        if C.rank_of(c) == C.ACE:
+            d = replace(d, declared=(*d.declared, Declared(seat, 4, C.ACE_MARRIAGE_VALUE,
+                                                            trick_index)))
+        else:
+            su = C.suit_of(c)
+            d = replace(d, trump=su, declared=(*d.declared, Declared(seat, su,
+                                                                     C.MARRIAGE_VALUES[su],
+                                                                     trick_index)))
+    trick = (*d.trick, (seat, c))
+    d = replace(d, hands=tuple(hands), trick=trick)
+    if len(trick) < len(d.active):
+        return replace(s, deal=replace(d, to_act=_next_in(d.active, seat)))
+    # the trick is complete
+    win_i = C.trick_winner_index([x for _, x in trick], d.trump if d.trump >= 0 else None)
+    winner = trick[win_i][0]
+    pts = sum(C.POINTS[x] for _, x in trick)
+    taken = list(d.taken)
+    ntricks = list(d.ntricks)
+    ntricks[winner] += 1
+    talon = d.talon
+    if r.stock_mode and talon:
+        other = next(x for x in d.active if x != winner)
+        hands[winner] = C.sort_hand((*hands[winner], talon[0]))
+        if len(talon) > 1:
+            hands[other] = C.sort_hand((*hands[other], talon[1]))
+        talon = talon[2:]
+    last = all(not hands[x] for x in d.active)
+    if last:
+        pts += r.last_trick_bonus
+        if r.players == 2 and not r.stock_mode and r.unused_talon_to_last_trick:
+            pts += C.hand_points(d.talon)
+    taken[winner] += pts
+    d = replace(
+        d,
+        hands=tuple(hands),
+        talon=talon,
+        trick=(),
+        tricks=(*d.tricks, Trick(trick[0][0], trick, winner, d.trump)),
+        taken=tuple(taken),
+        ntricks=tuple(ntricks),
+        leader=winner,
+        to_act=winner,
+    )
+    s = replace(s, deal=d)
+    if last:
+        return _finish_deal(s, conceded=False)
+    return s
+
+
+def _finish_deal(s: GameState, conceded: bool) -> GameState:
+    s = score_deal(s, conceded)
+    return _next_deal(s)
+
+
+_APPLY = {
+    Phase.DARK: _apply_dark,
+    Phase.REDEAL: _apply_redeal,
+    Phase.BIDDING: _apply_bidding,
+    Phase.TALON: _apply_talon,
+    Phase.PASSING: _apply_passing,
+    Phase.CONTRACT: _apply_contract,
+    Phase.PLAY: _apply_play,
+}
+
+
+def play_random_deal(state: GameState, rng: random.Random) -> GameState:
+    """Random legal actions until the current deal ends (a helper for tests and benchmarks)."""
+    start = len(state.history)
+    while state.phase not in (Phase.DEALING, Phase.GAME_OVER) and len(state.history) == start:
+        state = apply(state, rng.choice(legal_actions(state)))
+    return state
+
+
+__all__ = [
+    "Action",
+    "DealResult",
+    "GameState",
+    "IllegalAction",
+    "Layout",
+    "Phase",
+    "active_seats",
+    "apply",
+    "bid_cap",
+    "deal",
+    "derive_seed",
+    "layout_from_seed",
+    "legal_actions",
+    "new_game",
+]

@@ -1,0 +1,112 @@
+"""Plain rows the repository returns: numbers, text and JSON text only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+ChatKind = Literal["private", "group", "supergroup"]
+Language = Literal["ru", "en"]
+GameStatus = Literal["lobby", "playing", "finished", "stopped"]
+
+CHAT_KINDS: Final[tuple[ChatKind, ...]] = ("private", "group", "supergroup")
+LANGUAGES: Final[tuple[Language, ...]] = ("ru", "en")
+GAME_STATUSES: Final[tuple[GameStatus, ...]] = ("lobby", "playing", "finished", "stopped")
+ACTIVE_STATUSES: Final[tuple[GameStatus, ...]] = ("lobby", "playing")
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    chat_id: int
+    kind: ChatKind
+    language: Language
+    default_rules: str | None
+    """JSON text of the rules this chat used last, or None."""
+    created: float
+    updated: float
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    user_id: int
+    first_name: str
+    username: str | None
+    language: Language | None
+    """None: the user has not chosen a language."""
+    started: bool
+    """The user started the bot in private, so the bot may message them."""
+    blocked: bool
+    """The user blocked the bot."""
+    created: float
+    updated: float
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    game_id: int
+    chat_id: int
+    status: GameStatus
+    creator_id: int
+    created: float
+    updated: float
+    rules: str
+    """JSON text."""
+    seed: int
+    seats: str
+    """JSON text: a list of {kind, user_id, name, level}."""
+    version: int
+    """The number of accepted actions (the seq of the last one; 0 for none)."""
+    lobby_rev: int
+    """Counts the lobby edits (update_lobby); the guard of lobby changes."""
+    snapshot: str | None
+    """JSON text: a cache of the state after ``version`` actions (None in the lobby)."""
+    message_ids: str
+    """JSON text, opaque to storage."""
+    deadline: float | None
+    """Epoch seconds when the current turn (or lobby) times out, or None."""
+    lobby_code: str | None
+
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    game_id: int
+    deal_no: int
+    data: str
+    """JSON text, opaque to storage."""
+    created: float
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended; the input of ``finish_game`` and ``append_action(outcome=...)``."""
+
+    winner_seat: int | None
+    totals: str
+    """JSON text of the final totals."""
+    stopped: bool = False
+    """True: the game was stopped before anyone won (status ``stopped``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    game_id: int
+    finished: float
+    winner_seat: int | None
+    totals: str
+    """JSON text."""
+    stopped: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Pragmas:
+    """The connection settings read back from SQLite."""
+
+    journal_mode: str
+    foreign_keys: bool
+    synchronous: int
+    busy_timeout_ms: int
+    user_version: int

@@ -1,0 +1,118 @@
+"""The schema, as an ordered list of migrations.
+
+``PRAGMA user_version`` holds how many migrations the database has applied.
+Migration ``n`` (1-based) brings a database from version ``n - 1`` to ``n``.
+Never edit a migration that has shipped: append a new one.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+Migration = tuple[str, ...]
+"""The SQL statements of one migration, run in order in one transaction."""
+
+_V1: Final[Migration] = (
+    """
+    CREATE TABLE chats (
+        chat_id       INTEGER PRIMARY KEY,
+        kind          TEXT    NOT NULL CHECK (kind IN ('private', 'group', 'supergroup')),
+        language      TEXT    NOT NULL,
+        default_rules TEXT,
+        created       REAL    NOT NULL,
+        updated       REAL    NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE users (
+        user_id    INTEGER PRIMARY KEY,
+        first_name TEXT    NOT NULL,
+        username   TEXT,
+        language   TEXT,
+        started    INTEGER NOT NULL DEFAULT 0 CHECK (started IN (0, 1)),
+        blocked    INTEGER NOT NULL DEFAULT 0 CHECK (blocked IN (0, 1)),
+        created    REAL    NOT NULL,
+        updated    REAL    NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE games (
+        game_id     INTEGER PRIMARY KEY AUTOINCREMENT,
+        chat_id     INTEGER NOT NULL REFERENCES chats (chat_id) ON UPDATE CASCADE,
+        status      TEXT    NOT NULL
+                    CHECK (status IN ('lobby', 'playing', 'finished', 'stopped')),
+        creator_id  INTEGER NOT NULL,
+        created     REAL    NOT NULL,
+        updated     REAL    NOT NULL,
+        rules       TEXT    NOT NULL,
+        seed        INTEGER NOT NULL,
+        seats       TEXT    NOT NULL,
+        version     INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0),
+        lobby_rev   INTEGER NOT NULL DEFAULT 0 CHECK (lobby_rev >= 0),
+        snapshot    TEXT,
+        message_ids TEXT    NOT NULL DEFAULT '{}',
+        deadline    REAL,
+        lobby_code  TEXT
+    )
+    """,
+    # At most one game in lobby/playing per chat.
+    """
+    CREATE UNIQUE INDEX games_one_active_per_chat
+        ON games (chat_id) WHERE status IN ('lobby', 'playing')
+    """,
+    # Lobby codes are unique while not null.
+    """
+    CREATE UNIQUE INDEX games_lobby_code
+        ON games (lobby_code) WHERE lobby_code IS NOT NULL
+    """,
+    "CREATE INDEX games_by_chat ON games (chat_id, game_id)",
+    """
+    CREATE TABLE game_actions (
+        game_id INTEGER NOT NULL REFERENCES games (game_id) ON DELETE CASCADE,
+        seq     INTEGER NOT NULL CHECK (seq >= 1),
+        action  TEXT    NOT NULL,
+        created REAL    NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID
+    """,
+    # The log is contiguous: an action gets seq = the game's version + 1 ...
+    """
+    CREATE TRIGGER game_actions_contiguous
+    BEFORE INSERT ON game_actions
+    WHEN NEW.seq IS NOT (SELECT version + 1 FROM games WHERE game_id = NEW.game_id)
+    BEGIN
+        SELECT RAISE(ABORT, 'game_actions: seq must be the game version + 1');
+    END
+    """,
+    # ... and append-only.
+    """
+    CREATE TRIGGER game_actions_append_only
+    BEFORE UPDATE ON game_actions
+    BEGIN
+        SELECT RAISE(ABORT, 'game_actions is append-only');
+    END
+    """,
+    """
+    CREATE TABLE score_sheets (
+        game_id INTEGER NOT NULL REFERENCES games (game_id) ON DELETE CASCADE,
+        deal_no INTEGER NOT NULL CHECK (deal_no >= 0),
+        data    TEXT    NOT NULL,
+        created REAL    NOT NULL,
+        PRIMARY KEY (game_id, deal_no)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE results (
+        game_id     INTEGER PRIMARY KEY REFERENCES games (game_id) ON DELETE CASCADE,
+        finished    REAL    NOT NULL,
+        winner_seat INTEGER CHECK (winner_seat IS NULL OR winner_seat >= 0),
+        totals      TEXT    NOT NULL,
+        stopped     INTEGER NOT NULL CHECK (stopped IN (0, 1))
+    )
+    """,
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_V1,)
+"""All migrations in order; ``len(MIGRATIONS)`` is the current schema version."""
+
+SCHEMA_VERSION: Final[int] = len(MIGRATIONS)

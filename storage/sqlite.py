@@ -1,0 +1,913 @@
+"""The aiosqlite repository.
+
+One :class:`Storage` (one aiosqlite connection) per process.  Every public
+operation runs under an :class:`asyncio.Lock`, so two coroutines never
+interleave statements on the connection; every write runs in one explicit
+``BEGIN IMMEDIATE`` ... ``COMMIT`` transaction that is rolled back on any error
+(cancellation included), so an operation either writes everything or nothing.
+An operation that returned has been committed to the database file
+(``journal_mode=WAL``, ``synchronous=FULL``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+import os
+import sqlite3
+import time
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Generator,
+    Iterable,
+    Sequence,
+)
+from types import TracebackType
+from typing import Any, Final, Self, TypeVar, cast
+
+import aiosqlite
+
+from storage.errors import (
+    ActiveGameConflict,
+    LobbyCodeTaken,
+    NotFound,
+    SchemaTooNew,
+    StatusConflict,
+    StorageError,
+    VersionConflict,
+)
+from storage.models import (
+    ACTIVE_STATUSES,
+    CHAT_KINDS,
+    LANGUAGES,
+    Chat,
+    ChatKind,
+    Game,
+    GameResult,
+    GameStatus,
+    Language,
+    Outcome,
+    Pragmas,
+    ScoreRow,
+    User,
+)
+from storage.schema import MIGRATIONS, Migration
+
+__all__ = ["MEMORY", "Storage"]
+
+LOG = logging.getLogger(__name__)
+
+MEMORY: Final = ":memory:"
+"""Pass as the path to get a private in-memory database (for tests)."""
+
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
+
+_S = TypeVar("_S", bound=str)
+
+_GAME_COLUMNS: Final = (
+    "game_id, chat_id, status, creator_id, created, updated, rules, seed, seats, version,"
+    " lobby_rev, snapshot, message_ids, deadline, lobby_code"
+)
+_ACTIVE_SQL: Final = "status IN ('lobby', 'playing')"
+
+Params = Sequence[object]
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _json(name: str, value: str) -> str:
+    """Check that ``value`` is JSON text (storage keeps it opaque but well formed)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be JSON text (str), got {type(value).__name__}")
+    try:
+        json.loads(value)
+    except ValueError as e:
+        raise ValueError(f"{name} is not valid JSON: {e}") from None
+    return value
+
+
+def _choice(name: str, value: _S, allowed: tuple[_S, ...]) -> _S:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def _int64(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise ValueError(f"{name} must fit in a signed 64-bit integer, got {value}")
+    return value
+
+
+def _time(name: str, value: float | None) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be epoch seconds (float) or None")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return float(value)
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def _opt_str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _opt_float(value: object) -> float | None:
+    return None if value is None else float(cast(float, value))
+
+
+def _opt_int(value: object) -> int | None:
+    return None if value is None else int(cast(int, value))
+
+
+def _chat(row: sqlite3.Row) -> Chat:
+    return Chat(
+        chat_id=int(row["chat_id"]),
+        kind=cast(ChatKind, row["kind"]),
+        language=cast(Language, row["language"]),
+        default_rules=_opt_str(row["default_rules"]),
+        created=float(row["created"]),
+        updated=float(row["updated"]),
+    )
+
+
+def _user(row: sqlite3.Row) -> User:
+    return User(
+        user_id=int(row["user_id"]),
+        first_name=str(row["first_name"]),
+        username=_opt_str(row["username"]),
+        language=cast(Language | None, row["language"]),
+        started=bool(row["started"]),
+        blocked=bool(row["blocked"]),
+        created=float(row["created"]),
+        updated=float(row["updated"]),
+    )
+
+
+def _game(row: sqlite3.Row) -> Game:
+    return Game(
+        game_id=int(row["game_id"]),
+        chat_id=int(row["chat_id"]),
+        status=cast(GameStatus, row["status"]),
+        creator_id=int(row["creator_id"]),
+        created=float(row["created"]),
+        updated=float(row["updated"]),
+        rules=str(row["rules"]),
+        seed=int(row["seed"]),
+        seats=str(row["seats"]),
+        version=int(row["version"]),
+        lobby_rev=int(row["lobby_rev"]),
+        snapshot=_opt_str(row["snapshot"]),
+        message_ids=str(row["message_ids"]),
+        deadline=_opt_float(row["deadline"]),
+        lobby_code=_opt_str(row["lobby_code"]),
+    )
+
+
+def _score_row(row: sqlite3.Row) -> ScoreRow:
+    return ScoreRow(
+        game_id=int(row["game_id"]),
+        deal_no=int(row["deal_no"]),
+        data=str(row["data"]),
+        created=float(row["created"]),
+    )
+
+
+def _result(row: sqlite3.Row) -> GameResult:
+    return GameResult(
+        game_id=int(row["game_id"]),
+        finished=float(row["finished"]),
+        winner_seat=_opt_int(row["winner_seat"]),
+        totals=str(row["totals"]),
+        stopped=bool(row["stopped"]),
+    )
+
+
+# --------------------------------------------------------------------------- storage
+
+
+class _Opening:
+    """``Storage.open(...)``: await it, or use it as ``async with``."""
+
+    def __init__(self, opener: Callable[[], Coroutine[Any, Any, Storage]]) -> None:
+        self._opener = opener
+        self._storage: Storage | None = None
+
+    def __await__(self) -> Generator[Any, None, Storage]:
+        return self._opener().__await__()
+
+    async def __aenter__(self) -> Storage:
+        self._storage = await self
+        return self._storage
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._storage is not None:
+            await self._storage.close()
+
+
+class Storage:
+    """The repository of chats, users, games, their action logs, score sheets and results.
+
+    Create it with ``await Storage.open(path)`` or ``async with Storage.open(path) as s``.
+    """
+
+    def __init__(self, db: aiosqlite.Connection, path: str, clock: Callable[[], float]) -> None:
+        self._db = db
+        self._path = path
+        self._clock = clock
+        self._lock = asyncio.Lock()
+        self._closed = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        clock: Callable[[], float] = time.time,
+        busy_timeout: float = 5.0,
+        migrations: Sequence[Migration] = MIGRATIONS,
+    ) -> _Opening:
+        """Open (creating and migrating) the database at ``path``; ``MEMORY`` for a private one.
+
+        ``clock`` gives the created/updated times (epoch seconds); ``busy_timeout`` is how
+        long to wait for another connection's write lock; ``migrations`` is for tests.
+        """
+        return _Opening(lambda: cls._open(os.fspath(path), clock, busy_timeout, migrations))
+
+    @classmethod
+    async def _open(
+        cls,
+        path: str,
+        clock: Callable[[], float],
+        busy_timeout: float,
+        migrations: Sequence[Migration],
+    ) -> Storage:
+        db = await aiosqlite.connect(path, isolation_level=None, timeout=busy_timeout)
+        try:
+            db.row_factory = sqlite3.Row
+            # Pragmas that cannot change inside a transaction: set them first.
+            async with db.execute("PRAGMA journal_mode=WAL") as cur:
+                row = await cur.fetchone()
+            mode = str(row[0]).lower() if row is not None else ""
+            if mode != "wal" and not (path == MEMORY and mode == "memory"):
+                raise StorageError(f"{path}: cannot switch to WAL (journal_mode is {mode!r})")
+            await db.execute("PRAGMA foreign_keys=ON")
+            await db.execute("PRAGMA synchronous=FULL")
+            await _migrate(db, path, migrations)
+        except BaseException:
+            await db.close()
+            raise
+        return cls(db, path, clock)
+
+    async def close(self) -> None:
+        """Close the connection (idempotent); waits for the running operation to finish."""
+        if self._closed:
+            return
+        async with self._lock:
+            self._closed = True
+            await self._db.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    async def pragmas(self) -> Pragmas:
+        """Read back the connection's settings (journal mode, foreign keys, ...)."""
+        async with self._read():
+            values: list[object] = []
+            for name in ("journal_mode", "foreign_keys", "synchronous", "busy_timeout"):
+                values.append(await self._scalar(f"PRAGMA {name}"))
+            version = await self._scalar("PRAGMA user_version")
+        return Pragmas(
+            journal_mode=str(values[0]),
+            foreign_keys=bool(values[1]),
+            synchronous=int(cast(int, values[2])),
+            busy_timeout_ms=int(cast(int, values[3])),
+            user_version=int(cast(int, version)),
+        )
+
+    # ------------------------------------------------------------------ chats
+
+    async def upsert_chat(self, chat_id: int, kind: ChatKind, *, language: Language = "ru") -> Chat:
+        """Insert the chat or update its kind; ``language`` is only the initial value."""
+        _int64("chat_id", chat_id)
+        _choice("kind", kind, CHAT_KINDS)
+        _choice("language", language, LANGUAGES)
+        async with self._write() as now:
+            await self._exec(
+                "INSERT INTO chats (chat_id, kind, language, created, updated)"
+                " VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (chat_id) DO UPDATE SET kind = excluded.kind,"
+                " updated = excluded.updated",
+                (chat_id, kind, language, now, now),
+            )
+            chat = await self._get_chat(chat_id)
+        assert chat is not None
+        return chat
+
+    async def get_chat(self, chat_id: int) -> Chat | None:
+        async with self._read():
+            return await self._get_chat(chat_id)
+
+    async def set_chat_language(self, chat_id: int, language: Language) -> None:
+        """Raises ``NotFound`` for an unknown chat."""
+        _choice("language", language, LANGUAGES)
+        async with self._write() as now:
+            await self._update_one(
+                f"chat {chat_id}",
+                "UPDATE chats SET language = ?, updated = ? WHERE chat_id = ?",
+                (language, now, chat_id),
+            )
+
+    async def set_default_rules(self, chat_id: int, rules: str | None) -> None:
+        """Store the chat's last used rules (JSON text) or clear them; ``NotFound`` if unknown."""
+        if rules is not None:
+            _json("rules", rules)
+        async with self._write() as now:
+            await self._update_one(
+                f"chat {chat_id}",
+                "UPDATE chats SET default_rules = ?, updated = ? WHERE chat_id = ?",
+                (rules, now, chat_id),
+            )
+
+    async def migrate_chat(self, old_id: int, new_id: int) -> bool:
+        """Move a group that became a supergroup to its new id, in one transaction.
+
+        The settings (language, default rules) and every game (with its actions, sheet and
+        result) move to ``new_id``; the new chat's kind is ``supergroup``; the old chat row
+        is deleted.  If a chat row for ``new_id`` exists already (the bot saw the
+        supergroup first) it is kept and gets the old settings.  Returns False (and writes
+        nothing) if ``old_id`` is unknown, so calling it twice is harmless.  Raises
+        ``ActiveGameConflict`` (writing nothing) if both ids have an active game.
+        """
+        _int64("old_id", old_id)
+        _int64("new_id", new_id)
+        if old_id == new_id:
+            raise ValueError("old_id and new_id are the same")
+        async with self._write() as now:
+            old = await self._get_chat(old_id)
+            if old is None:
+                return False
+            if await self._active_game(old_id) is not None:
+                blocking = await self._active_game(new_id)
+                if blocking is not None:
+                    raise ActiveGameConflict(new_id, blocking.game_id)
+            await self._exec(
+                "INSERT INTO chats (chat_id, kind, language, default_rules, created, updated)"
+                " VALUES (?, 'supergroup', ?, ?, ?, ?)"
+                " ON CONFLICT (chat_id) DO UPDATE SET kind = 'supergroup',"
+                " language = excluded.language,"
+                " default_rules = COALESCE(excluded.default_rules, chats.default_rules),"
+                " updated = excluded.updated",
+                (new_id, old.language, old.default_rules, old.created, now),
+            )
+            await self._exec(
+                "UPDATE games SET chat_id = ?, updated = ? WHERE chat_id = ?",
+                (new_id, now, old_id),
+            )
+            await self._exec("DELETE FROM chats WHERE chat_id = ?", (old_id,))
+        return True
+
+    # ------------------------------------------------------------------ users
+
+    async def upsert_user(
+        self,
+        user_id: int,
+        first_name: str,
+        username: str | None = None,
+        *,
+        language: Language | None = None,
+    ) -> User:
+        """Insert the user or update the names; ``language`` is only the initial value."""
+        _int64("user_id", user_id)
+        if language is not None:
+            _choice("language", language, LANGUAGES)
+        async with self._write() as now:
+            await self._exec(
+                "INSERT INTO users (user_id, first_name, username, language, created, updated)"
+                " VALUES (?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET first_name = excluded.first_name,"
+                " username = excluded.username, updated = excluded.updated",
+                (user_id, first_name, username, language, now, now),
+            )
+            user = await self._get_user(user_id)
+        assert user is not None
+        return user
+
+    async def get_user(self, user_id: int) -> User | None:
+        async with self._read():
+            return await self._get_user(user_id)
+
+    async def set_user_language(self, user_id: int, language: Language | None) -> None:
+        """Set (or clear with None) the user's language; ``NotFound`` if unknown."""
+        if language is not None:
+            _choice("language", language, LANGUAGES)
+        async with self._write() as now:
+            await self._update_one(
+                f"user {user_id}",
+                "UPDATE users SET language = ?, updated = ? WHERE user_id = ?",
+                (language, now, user_id),
+            )
+
+    async def mark_started(self, user_id: int) -> None:
+        """The user started the bot in private: started, and no longer blocked."""
+        async with self._write() as now:
+            await self._update_one(
+                f"user {user_id}",
+                "UPDATE users SET started = 1, blocked = 0, updated = ? WHERE user_id = ?",
+                (now, user_id),
+            )
+
+    async def mark_blocked(self, user_id: int, blocked: bool = True) -> None:
+        """The user blocked (or unblocked) the bot; ``NotFound`` if unknown."""
+        async with self._write() as now:
+            await self._update_one(
+                f"user {user_id}",
+                "UPDATE users SET blocked = ?, updated = ? WHERE user_id = ?",
+                (int(blocked), now, user_id),
+            )
+
+    # ------------------------------------------------------------------ games: lobby
+
+    async def create_game(
+        self,
+        chat_id: int,
+        creator_id: int,
+        *,
+        rules: str,
+        seed: int,
+        seats: str,
+        lobby_code: str | None = None,
+        deadline: float | None = None,
+    ) -> int:
+        """Create a game in ``lobby`` status (version 0) and return its id.
+
+        Raises ``NotFound`` for an unknown chat, ``ActiveGameConflict`` if the chat has a
+        game in lobby/playing, ``LobbyCodeTaken`` if the code is in use; writes nothing then.
+        """
+        _int64("chat_id", chat_id)
+        _int64("creator_id", creator_id)
+        _int64("seed", seed)
+        _json("rules", rules)
+        _json("seats", seats)
+        _time("deadline", deadline)
+        async with self._write() as now:
+            if await self._get_chat(chat_id) is None:
+                raise NotFound(f"chat {chat_id}")
+            active = await self._active_game(chat_id)
+            if active is not None:
+                raise ActiveGameConflict(chat_id, active.game_id)
+            if lobby_code is not None and await self._game_by_code(lobby_code) is not None:
+                raise LobbyCodeTaken(lobby_code)
+            game_id = await self._insert(
+                "INSERT INTO games (chat_id, status, creator_id, created, updated, rules, seed,"
+                " seats, deadline, lobby_code) VALUES (?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?)",
+                (chat_id, creator_id, now, now, rules, seed, seats, deadline, lobby_code),
+            )
+        return game_id
+
+    async def update_lobby(
+        self,
+        game_id: int,
+        expected_lobby_rev: int,
+        *,
+        seats: str | None = None,
+        rules: str | None = None,
+    ) -> int:
+        """Change the seats and/or rules of a game in lobby; returns the new ``lobby_rev``.
+
+        Raises ``VersionConflict`` if ``lobby_rev`` is not ``expected_lobby_rev`` and
+        ``StatusConflict`` if the game is not in lobby; writes nothing then.
+        """
+        if seats is not None:
+            _json("seats", seats)
+        if rules is not None:
+            _json("rules", rules)
+        async with self._write() as now:
+            game = await self._lobby_game(game_id, expected_lobby_rev)
+            await self._exec(
+                "UPDATE games SET seats = ?, rules = ?, lobby_rev = lobby_rev + 1, updated = ?"
+                " WHERE game_id = ?",
+                (
+                    game.seats if seats is None else seats,
+                    game.rules if rules is None else rules,
+                    now,
+                    game_id,
+                ),
+            )
+        return expected_lobby_rev + 1
+
+    async def start_game(
+        self,
+        game_id: int,
+        expected_lobby_rev: int,
+        *,
+        snapshot: str,
+        deadline: float | None,
+        seats: str | None = None,
+        rules: str | None = None,
+    ) -> None:
+        """Move a game from lobby to playing with its first snapshot (version stays 0).
+
+        Optionally sets the final seats/rules.  Raises ``VersionConflict`` /
+        ``StatusConflict`` like ``update_lobby``; writes nothing then.
+        """
+        _json("snapshot", snapshot)
+        _time("deadline", deadline)
+        if seats is not None:
+            _json("seats", seats)
+        if rules is not None:
+            _json("rules", rules)
+        async with self._write() as now:
+            game = await self._lobby_game(game_id, expected_lobby_rev)
+            await self._exec(
+                "UPDATE games SET status = 'playing', snapshot = ?, deadline = ?, seats = ?,"
+                " rules = ?, lobby_rev = lobby_rev + 1, updated = ? WHERE game_id = ?",
+                (
+                    snapshot,
+                    deadline,
+                    game.seats if seats is None else seats,
+                    game.rules if rules is None else rules,
+                    now,
+                    game_id,
+                ),
+            )
+
+    async def cancel_lobby(self, game_id: int) -> None:
+        """Stop a game that never started (lobby -> stopped, no result row).
+
+        Clears its deadline and lobby code.  ``StatusConflict`` if it is not in lobby.
+        """
+        async with self._write() as now:
+            game = await self._require_game(game_id)
+            if game.status != "lobby":
+                raise StatusConflict(game_id, game.status, ("lobby",))
+            await self._exec(
+                "UPDATE games SET status = 'stopped', deadline = NULL, lobby_code = NULL,"
+                " updated = ? WHERE game_id = ?",
+                (now, game_id),
+            )
+
+    # ------------------------------------------------------------------ games: play
+
+    async def append_action(
+        self,
+        game_id: int,
+        expected_version: int,
+        action: str,
+        snapshot: str,
+        *,
+        deadline: float | None,
+        sheet_rows: Iterable[tuple[int, str]] = (),
+        outcome: Outcome | None = None,
+    ) -> int:
+        """Record one accepted action; returns the new version (= its seq).
+
+        In ONE transaction: checks the game is ``playing`` (else ``StatusConflict``) and
+        its version equals ``expected_version`` (else ``VersionConflict``), appends the
+        action with seq = version + 1, stores the snapshot and the deadline, writes (or
+        replaces) the given ``(deal_no, data JSON)`` score-sheet rows and, with an
+        ``outcome``, finishes the game as ``finish_game`` does.  When it returns, all of it
+        is committed; when it raises, nothing was written.
+        """
+        _json("action", action)
+        _json("snapshot", snapshot)
+        _time("deadline", deadline)
+        rows = [
+            (_int64("deal_no", deal_no), _json("sheet data", data)) for deal_no, data in sheet_rows
+        ]
+        if outcome is not None:
+            _check_outcome(outcome)
+        async with self._write() as now:
+            game = await self._require_game(game_id)
+            if game.status != "playing":
+                raise StatusConflict(game_id, game.status, ("playing",))
+            if game.version != expected_version:
+                raise VersionConflict(game_id, expected_version, game.version)
+            new_version = game.version + 1
+            await self._exec(
+                "INSERT INTO game_actions (game_id, seq, action, created) VALUES (?, ?, ?, ?)",
+                (game_id, new_version, action, now),
+            )
+            await self._update_one(
+                f"game {game_id}",
+                "UPDATE games SET version = ?, snapshot = ?, deadline = ?, updated = ?"
+                " WHERE game_id = ? AND version = ?",
+                (new_version, snapshot, deadline, now, game_id, game.version),
+            )
+            await self._write_sheet(game_id, rows, now)
+            if outcome is not None:
+                await self._finish(game_id, outcome, now)
+        return new_version
+
+    async def actions(self, game_id: int, *, after: int = 0) -> list[str]:
+        """The game's actions (JSON text) in seq order, those with seq > ``after``."""
+        async with self._read():
+            rows = await self._fetchall(
+                "SELECT action FROM game_actions WHERE game_id = ? AND seq > ? ORDER BY seq",
+                (game_id, after),
+            )
+        return [str(r["action"]) for r in rows]
+
+    async def set_message_ids(self, game_id: int, message_ids: str) -> None:
+        """Store the ids of the messages showing the game (opaque JSON); ``NotFound``."""
+        _json("message_ids", message_ids)
+        async with self._write() as now:
+            await self._update_one(
+                f"game {game_id}",
+                "UPDATE games SET message_ids = ?, updated = ? WHERE game_id = ?",
+                (message_ids, now, game_id),
+            )
+
+    async def set_deadline(
+        self, game_id: int, deadline: float | None, *, expected_version: int | None = None
+    ) -> None:
+        """Set or clear the game's deadline, optionally only at ``expected_version``.
+
+        ``StatusConflict`` unless the game is active; ``VersionConflict`` on a stale version.
+        """
+        _time("deadline", deadline)
+        async with self._write() as now:
+            game = await self._require_game(game_id)
+            if not game.active:
+                raise StatusConflict(game_id, game.status, ACTIVE_STATUSES)
+            if expected_version is not None and game.version != expected_version:
+                raise VersionConflict(game_id, expected_version, game.version)
+            await self._exec(
+                "UPDATE games SET deadline = ?, updated = ? WHERE game_id = ?",
+                (deadline, now, game_id),
+            )
+
+    async def finish_game(
+        self,
+        game_id: int,
+        *,
+        winner_seat: int | None,
+        totals: str,
+        stopped: bool,
+        expected_version: int | None = None,
+    ) -> GameResult:
+        """End a playing game: the result row and the status (finished/stopped) in one
+        transaction; clears the deadline and lobby code.
+
+        ``StatusConflict`` unless the game is ``playing`` (so it ends once);
+        ``VersionConflict`` if ``expected_version`` is given and stale.
+        """
+        outcome = Outcome(winner_seat=winner_seat, totals=totals, stopped=stopped)
+        _check_outcome(outcome)
+        async with self._write() as now:
+            game = await self._require_game(game_id)
+            if game.status != "playing":
+                raise StatusConflict(game_id, game.status, ("playing",))
+            if expected_version is not None and game.version != expected_version:
+                raise VersionConflict(game_id, expected_version, game.version)
+            await self._finish(game_id, outcome, now)
+            result = await self._get_result(game_id)
+        assert result is not None
+        return result
+
+    # ------------------------------------------------------------------ games: queries
+
+    async def get_game(self, game_id: int) -> Game | None:
+        async with self._read():
+            return await self._get_game(game_id)
+
+    async def active_game(self, chat_id: int) -> Game | None:
+        """The chat's game in lobby or playing, if any (there is at most one)."""
+        async with self._read():
+            return await self._active_game(chat_id)
+
+    async def game_by_lobby_code(self, code: str) -> Game | None:
+        async with self._read():
+            return await self._game_by_code(code)
+
+    async def games_in_progress(self) -> list[Game]:
+        """Every game in lobby or playing, by id (to re-arm timers at start-up)."""
+        async with self._read():
+            rows = await self._fetchall(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE {_ACTIVE_SQL} ORDER BY game_id", ()
+            )
+        return [_game(r) for r in rows]
+
+    async def last_game(self, chat_id: int) -> Game | None:
+        """The chat's latest game that is active, finished, or was stopped after starting."""
+        async with self._read():
+            row = await self._fetchone(
+                f"SELECT {_GAME_COLUMNS} FROM games g WHERE chat_id = ?"
+                " AND (status IN ('lobby', 'playing', 'finished')"
+                "      OR EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.game_id))"
+                " ORDER BY game_id DESC LIMIT 1",
+                (chat_id,),
+            )
+        return None if row is None else _game(row)
+
+    async def score_sheet(self, game_id: int) -> list[ScoreRow]:
+        """The game's score-sheet rows by deal number."""
+        async with self._read():
+            rows = await self._fetchall(
+                "SELECT game_id, deal_no, data, created FROM score_sheets WHERE game_id = ?"
+                " ORDER BY deal_no",
+                (game_id,),
+            )
+        return [_score_row(r) for r in rows]
+
+    async def get_result(self, game_id: int) -> GameResult | None:
+        async with self._read():
+            return await self._get_result(game_id)
+
+    # ------------------------------------------------------------------ internals
+
+    @contextlib.asynccontextmanager
+    async def _read(self) -> AsyncIterator[None]:
+        async with self._lock:
+            self._check_open()
+            yield
+
+    @contextlib.asynccontextmanager
+    async def _write(self) -> AsyncIterator[float]:
+        """One ``BEGIN IMMEDIATE`` ... ``COMMIT`` transaction; yields its time."""
+        async with self._lock:
+            self._check_open()
+            try:
+                # Inside the try: if we are cancelled while BEGIN is queued it still runs
+                # in aiosqlite's thread, and the rollback below (queued after it) undoes it.
+                await self._db.execute("BEGIN IMMEDIATE")
+                yield float(self._clock())
+                await self._db.execute("COMMIT")
+            except BaseException as e:
+                await self._rollback(e)
+                raise
+
+    async def _rollback(self, error: BaseException) -> None:
+        """Roll back and wait for it even if cancelled again (the lock is still held)."""
+        task = asyncio.ensure_future(self._db.rollback())  # a no-op outside a transaction
+        cancelled = False
+        while not task.done():
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                if task.done():
+                    break
+                cancelled = True
+            except Exception:
+                break
+        if not task.cancelled() and task.exception() is not None:
+            LOG.error("rollback failed after %r", error, exc_info=task.exception())
+        if cancelled and not isinstance(error, asyncio.CancelledError):
+            raise asyncio.CancelledError from error
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StorageError("storage is closed")
+
+    async def _exec(self, sql: str, params: Params) -> int:
+        async with self._db.execute(sql, params) as cur:
+            return cur.rowcount
+
+    async def _insert(self, sql: str, params: Params) -> int:
+        async with self._db.execute(sql, params) as cur:
+            rowid = cur.lastrowid
+        assert rowid is not None
+        return rowid
+
+    async def _update_one(self, what: str, sql: str, params: Params) -> None:
+        if await self._exec(sql, params) != 1:
+            raise NotFound(what)
+
+    async def _fetchone(self, sql: str, params: Params) -> sqlite3.Row | None:
+        async with self._db.execute(sql, params) as cur:
+            return await cur.fetchone()
+
+    async def _fetchall(self, sql: str, params: Params) -> list[sqlite3.Row]:
+        return list(await self._db.execute_fetchall(sql, params))
+
+    async def _scalar(self, sql: str) -> object:
+        row = await self._fetchone(sql, ())
+        return None if row is None else cast(object, row[0])
+
+    async def _get_chat(self, chat_id: int) -> Chat | None:
+        row = await self._fetchone("SELECT * FROM chats WHERE chat_id = ?", (chat_id,))
+        return None if row is None else _chat(row)
+
+    async def _get_user(self, user_id: int) -> User | None:
+        row = await self._fetchone("SELECT * FROM users WHERE user_id = ?", (user_id,))
+        return None if row is None else _user(row)
+
+    async def _get_game(self, game_id: int) -> Game | None:
+        row = await self._fetchone(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,)
+        )
+        return None if row is None else _game(row)
+
+    async def _require_game(self, game_id: int) -> Game:
+        game = await self._get_game(game_id)
+        if game is None:
+            raise NotFound(f"game {game_id}")
+        return game
+
+    async def _lobby_game(self, game_id: int, expected_lobby_rev: int) -> Game:
+        game = await self._require_game(game_id)
+        if game.status != "lobby":
+            raise StatusConflict(game_id, game.status, ("lobby",))
+        if game.lobby_rev != expected_lobby_rev:
+            raise VersionConflict(game_id, expected_lobby_rev, game.lobby_rev, "lobby_rev")
+        return game
+
+    async def _active_game(self, chat_id: int) -> Game | None:
+        row = await self._fetchone(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE chat_id = ? AND {_ACTIVE_SQL}",
+            (chat_id,),
+        )
+        return None if row is None else _game(row)
+
+    async def _game_by_code(self, code: str) -> Game | None:
+        row = await self._fetchone(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE lobby_code = ?", (code,)
+        )
+        return None if row is None else _game(row)
+
+    async def _get_result(self, game_id: int) -> GameResult | None:
+        row = await self._fetchone("SELECT * FROM results WHERE game_id = ?", (game_id,))
+        return None if row is None else _result(row)
+
+    async def _write_sheet(self, game_id: int, rows: list[tuple[int, str]], now: float) -> None:
+        for deal_no, data in rows:
+            await self._exec(
+                "INSERT INTO score_sheets (game_id, deal_no, data, created) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (game_id, deal_no) DO UPDATE SET data = excluded.data",
+                (game_id, deal_no, data, now),
+            )
+
+    async def _finish(self, game_id: int, outcome: Outcome, now: float) -> None:
+        await self._exec(
+            "INSERT INTO results (game_id, finished, winner_seat, totals, stopped)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (game_id, now, outcome.winner_seat, outcome.totals, int(outcome.stopped)),
+        )
+        await self._exec(
+            "UPDATE games SET status = ?, deadline = NULL, lobby_code = NULL, updated = ?"
+            " WHERE game_id = ?",
+            ("stopped" if outcome.stopped else "finished", now, game_id),
+        )
+
+
+def _check_outcome(outcome: Outcome) -> None:
+    if outcome.winner_seat is not None and (_int64("winner_seat", outcome.winner_seat) < 0):
+        raise ValueError(f"winner_seat must be >= 0, got {outcome.winner_seat}")
+    _json("totals", outcome.totals)
+
+
+async def _migrate(db: aiosqlite.Connection, path: str, migrations: Sequence[Migration]) -> None:
+    """Apply the pending migrations, each in its own transaction with its user_version."""
+    while True:
+        await db.execute("BEGIN IMMEDIATE")
+        try:
+            async with db.execute("PRAGMA user_version") as cur:
+                row = await cur.fetchone()
+            version = int(row[0]) if row is not None else 0
+            if version > len(migrations):
+                raise SchemaTooNew(
+                    f"{path}: schema version {version} is newer than this program's "
+                    f"{len(migrations)}"
+                )
+            if version == len(migrations):
+                await db.execute("COMMIT")
+                return
+            for statement in migrations[version]:
+                await db.execute(statement)
+            await db.execute(f"PRAGMA user_version = {version + 1:d}")
+            await db.execute("COMMIT")
+            LOG.info("%s: migrated the schema to version %d", path, version + 1)
+        except BaseException:
+            await db.rollback()
+            raise

@@ -1,0 +1,1808 @@
+"""A fake Telegram Bot API server for end-to-end tests with a real python-telegram-bot (PTB).
+
+It listens on 127.0.0.1 (a random free port), speaks the Bot API the way api.telegram.org does
+(``POST /bot<TOKEN>/<method>`` with form, multipart or JSON parameters; ``{"ok": true, "result":
+...}`` or ``{"ok": false, "error_code": ..., "description": ..., "parameters": ...}``), checks
+every request against the Bot API 10.1 spec (``tests/fakeapi/spec.py``) and keeps the state of
+every chat, so tests can play simulated people against the bot and look at what it did.
+
+Start it with a PTB Application (``tests/fakeapi/ptb.py`` has the two helpers)::
+
+    async with FakeTelegramServer() as server:
+        alice = server.add_user(1001, "Alice", username="alice")
+        app = connect(ApplicationBuilder(), server).build()   # token + base_url + base_file_url
+        app.add_handler(...)
+        async with polling(app):                   # initialize, start_polling(poll_interval=0,
+            await server.send_text(alice, alice, "/start")      # timeout=1), start ... stop
+            reply = await server.wait_bot_message(alice)
+            answer = await server.click(alice, reply, "Play")   # presses, waits for the answer
+        server.assert_clean()     # no spec violations, unanswered callbacks, not-modified edits
+
+Construction (all keyword-only): FakeTelegramServer(token=DEFAULT_TOKEN,
+    bot_username="thousand_test_bot", bot_first_name="Thousand Test Bot", privacy_mode=False,
+    group_rate_limit=None, callback_answer_timeout=5.0, spec=None, clock=time.monotonic,
+    host="127.0.0.1"); start()/stop() or ``async with``.  Attributes: token, bot_id (the number
+    before ":" in the token), bot_user (dict), port, base_url, base_file_url.
+
+Set-up (synchronous):
+    add_user(user_id, first_name, username=None, language_code="ru", *, last_name=None,
+             is_premium=False) -> FakeUser
+    add_group(chat_id, title, members=(), admins=(), *, chat_type=None, creator=None,
+              bot_status="member", username=None) -> FakeChat   # "supergroup" if id is -100...
+    migrate_group(old_id, new_id, *, by=None) -> FakeChat       # emits the service messages
+    kick_bot(chat, *, by=None)        # the bot is removed from a group (403 afterwards)
+    block(user) / unblock(user)       # also FakeUser.block() / .unblock(); 403 while blocked
+    add_member(chat, user);  user(user_id) -> FakeUser;  users;  chats
+    group_rate_limit: int | None      # attribute: answer 429 (parameters.retry_after) to a
+                                      # send/edit in a group that had N of them in the last 60 s
+    privacy_mode: bool                # attribute: groups deliver only commands/replies/mentions
+
+Simulated people (async):
+    send_text(user, chat, text, *, reply_to=None) -> FakeMessage    # chat=user: private chat;
+        "/cmd" and "/cmd@bot" get bot_command entities; the first private message "starts" it
+    press(user, chat, message_id, callback_data, *, timeout=None, strict=True)
+        -> CallbackAnswer | None        # None (and recorded in unanswered_callbacks) on timeout
+    press_nowait(...) -> PressedQuery;  wait_answer(query, timeout=None) -> CallbackAnswer | None
+    click(user, message, text=None, *, contains=None, data=None, predicate=None, timeout=None)
+        -> CallbackAnswer | None        # finds the button, then press()
+    FakeUser.send(text, chat=None) / FakeUser.click(message, text, ...) - the same, from a user
+
+Looking at the state:
+    chat(ref) -> FakeChat   (ref: FakeChat | FakeUser | int; a user means their private chat)
+    message(chat, message_id) -> FakeMessage;  text_of(chat, id) -> str;
+    buttons_of(chat, id) -> list[list[Button]];  find_button(message, text=None, *, contains=None,
+    data=None, predicate=None) -> Button;  last_bot_message(chat) -> FakeMessage | None;
+    bot_messages(chat) -> list[FakeMessage]
+    FakeMessage: .text (plain, as the user sees it) .entities .source_text .parse_mode
+        .reply_markup .buttons .all_buttons .button_texts .find_button() .history (old versions)
+        .edit_count .deleted .from_bot .sender_id .to_api()
+    calls(method=None, chat=None) -> list[RecordedRequest];  requests (all, in order)
+    commands(scope=None, language_code="") -> list[dict]      # what setMyCommands stored
+    max_in_window(chat, window=60.0, methods=MESSAGE_METHODS) -> int   # max sends+edits per window
+    request_times(chat, methods=MESSAGE_METHODS) -> list[float]          # server clock, seconds
+
+Waiting (never sleep a fixed time; these wake up on every request the bot makes):
+    wait_for(predicate, timeout=5.0, *, what=None) -> value    # TimeoutError if not truthy in time
+    wait_bot_message(chat, *, after=None, predicate=None, timeout=5.0) -> FakeMessage
+        # the first bot message with message_id > after (a FakeMessage or an id)
+    wait_updates_delivered(timeout=5.0)     # every queued update was fetched by getUpdates
+
+Records (lists; assert them empty): violations (str, "method: problem"), internal_errors,
+unanswered_callbacks (PressedQuery), not_modified (RecordedRequest); also errors (every non-200
+answer), rate_limited (429 answers), updates (every update queued).  assert_clean() checks the
+first four.
+
+Implemented methods: getMe, logOut, close, getUpdates (long polling: offset, limit, timeout,
+allowed_updates; a newer getUpdates ends an older one with 409), deleteWebhook, getWebhookInfo,
+setMyCommands, getMyCommands, deleteMyCommands, setMyName/Description/ShortDescription and their
+getters, sendMessage, editMessageText, editMessageReplyMarkup, deleteMessage,
+answerCallbackQuery, getChat, getChatMember, getChatAdministrators, pinChatMessage,
+unpinChatMessage, sendChatAction, leaveChat.  Any other method known to the spec is answered 400
+and recorded as a violation ("not implemented by the fake server"); an unknown method gets 404
+like Telegram, and a violation.  A request failing the spec check is answered 400 with the
+problems in the description.
+
+Telegram's behaviour reproduced: per-chat increasing message ids; texts parsed with parse_mode
+(HTML / MarkdownV2 / Markdown) into plain text + entities; editMessageText without reply_markup
+removes the inline keyboard; the real error texts for: not modified, message to edit / delete not
+found, message can't be edited / deleted, bot can't initiate conversation with a user, bot was
+blocked by the user, bot was kicked from the group chat, chat not found, group chat was upgraded
+to a supergroup chat (with parameters.migrate_to_chat_id), query is too old (answering a callback
+query twice or after 15 s), Too Many Requests: retry after N (with parameters.retry_after).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import math
+import re
+import socket
+import time
+import traceback
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Final, TypeVar
+
+from aiohttp import web
+
+from tests.fakeapi.formatting import (
+    EntityParseError,
+    FormattedText,
+    UnsupportedParseModeError,
+    parse_formatted,
+    utf16_len,
+)
+from tests.fakeapi.spec import BotApiSpec, UploadedFile, default_spec
+
+__all__ = [
+    "DEFAULT_TOKEN",
+    "MESSAGE_METHODS",
+    "NOT_MODIFIED",
+    "ApiError",
+    "Button",
+    "CallbackAnswer",
+    "FakeChat",
+    "FakeMessage",
+    "FakeTelegramServer",
+    "FakeUser",
+    "MessageVersion",
+    "PressedQuery",
+    "RecordedRequest",
+]
+
+T = TypeVar("T")
+JSONDict = dict[str, Any]
+
+DEFAULT_TOKEN: Final = "7000000001:AAHfakeTokenForThousandBotTests000000"
+MESSAGE_METHODS: Final = ("sendMessage", "editMessageText", "editMessageReplyMarkup")
+
+NOT_MODIFIED: Final = (
+    "Bad Request: message is not modified: specified new message content and reply markup are "
+    "exactly the same as a current content and reply markup of a message"
+)
+EDIT_NOT_FOUND: Final = "Bad Request: message to edit not found"
+DELETE_NOT_FOUND: Final = "Bad Request: message to delete not found"
+CANT_INITIATE: Final = "Forbidden: bot can't initiate conversation with a user"
+BLOCKED: Final = "Forbidden: bot was blocked by the user"
+CHAT_NOT_FOUND: Final = "Bad Request: chat not found"
+MIGRATED: Final = "Bad Request: group chat was upgraded to a supergroup chat"
+QUERY_TOO_OLD: Final = (
+    "Bad Request: query is too old and response timeout expired or query ID is invalid"
+)
+CONFLICT: Final = (
+    "Conflict: terminated by other getUpdates request; make sure that only one bot instance is "
+    "running"
+)
+
+#: Update kinds delivered when allowed_updates is not set (Telegram's default).
+DEFAULT_ALLOWED_UPDATES: Final = frozenset(
+    {
+        "message",
+        "edited_message",
+        "channel_post",
+        "edited_channel_post",
+        "business_connection",
+        "business_message",
+        "edited_business_message",
+        "deleted_business_messages",
+        "inline_query",
+        "chosen_inline_result",
+        "callback_query",
+        "shipping_query",
+        "pre_checkout_query",
+        "purchased_paid_media",
+        "poll",
+        "poll_answer",
+        "my_chat_member",
+        "chat_join_request",
+        "chat_boost",
+        "removed_chat_boost",
+    }
+)
+
+#: Seconds after which Telegram refuses to accept an answer to a callback query.
+CALLBACK_QUERY_EXPIRY: Final = 15.0
+
+_COMMAND_RE = re.compile(r"(?<![\w/@])/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?")
+_MENTION_RE = re.compile(r"(?<![\w@/])@[A-Za-z0-9_]{5,32}")
+
+
+class ApiError(Exception):
+    """An error answer of the Bot API."""
+
+    def __init__(self, code: int, description: str, parameters: JSONDict | None = None) -> None:
+        super().__init__(description)
+        self.code = code
+        self.description = description
+        self.parameters = parameters
+
+
+# ------------------------------------------------------------------------------------------
+# state
+
+
+@dataclass(frozen=True)
+class Button:
+    """One inline keyboard button of a message."""
+
+    text: str
+    callback_data: str | None
+    url: str | None
+    row: int
+    column: int
+    raw: Mapping[str, Any] = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class MessageVersion:
+    """A former state of an edited message."""
+
+    time: float
+    text: str | None
+    entities: list[JSONDict]
+    reply_markup: JSONDict | None
+
+
+@dataclass(frozen=True)
+class CallbackAnswer:
+    """What the bot sent in answerCallbackQuery."""
+
+    query_id: str
+    text: str | None
+    show_alert: bool
+    url: str | None
+    cache_time: int | None
+    answered_at: float
+    latency: float
+
+
+@dataclass(eq=False)
+class PressedQuery:
+    """A callback query a simulated user made by pressing a button."""
+
+    id: str
+    user_id: int
+    chat_id: int
+    message_id: int
+    data: str
+    pressed_at: float
+    answer: CallbackAnswer | None = None
+
+
+@dataclass(eq=False)
+class RecordedRequest:
+    """One request the bot made.  ``status`` is None while it is being handled."""
+
+    method: str
+    params: JSONDict
+    time: float
+    chat_id: int | None = None
+    status: int | None = None
+    result: Any = None
+    description: str | None = None
+    error_parameters: JSONDict | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 200
+
+
+@dataclass(eq=False)
+class FakeUser:
+    """A simulated Telegram user."""
+
+    server: FakeTelegramServer = field(repr=False)
+    id: int
+    first_name: str
+    username: str | None = None
+    language_code: str | None = "ru"
+    last_name: str | None = None
+    is_premium: bool = False
+    started: bool = False
+    blocked: bool = False
+
+    def to_api(self) -> JSONDict:
+        data: JSONDict = {"id": self.id, "is_bot": False, "first_name": self.first_name}
+        if self.last_name:
+            data["last_name"] = self.last_name
+        if self.username:
+            data["username"] = self.username
+        if self.language_code:
+            data["language_code"] = self.language_code
+        if self.is_premium:
+            data["is_premium"] = True
+        return data
+
+    @property
+    def chat(self) -> FakeChat:
+        """The private chat of this user with the bot."""
+        return self.server.chat(self.id)
+
+    def block(self) -> None:
+        self.server.block(self)
+
+    def unblock(self) -> None:
+        self.server.unblock(self)
+
+    async def send(
+        self,
+        text: str,
+        chat: FakeChat | int | None = None,
+        *,
+        reply_to: FakeMessage | int | None = None,
+    ) -> FakeMessage:
+        """Send ``text`` to ``chat`` (default: the private chat with the bot)."""
+        return await self.server.send_text(
+            self, chat if chat is not None else self, text, reply_to=reply_to
+        )
+
+    async def click(
+        self,
+        message: FakeMessage,
+        text: str | None = None,
+        *,
+        contains: str | None = None,
+        data: str | None = None,
+        predicate: Callable[[Button], bool] | None = None,
+        timeout: float | None = None,
+    ) -> CallbackAnswer | None:
+        """Press a button of ``message`` and wait for the bot's answerCallbackQuery."""
+        return await self.server.click(
+            self,
+            message,
+            text,
+            contains=contains,
+            data=data,
+            predicate=predicate,
+            timeout=timeout,
+        )
+
+
+@dataclass(eq=False)
+class FakeMessage:
+    """A message in a chat, as the Bot API server stores it."""
+
+    chat: FakeChat = field(repr=False)
+    message_id: int
+    sender: JSONDict = field(repr=False)
+    from_bot: bool
+    date: int
+    created_at: float
+    text: str | None = None
+    entities: list[JSONDict] = field(default_factory=list)
+    source_text: str | None = None
+    parse_mode: str | None = None
+    reply_markup: JSONDict | None = None
+    reply_to: FakeMessage | None = field(default=None, repr=False)
+    service: JSONDict = field(default_factory=dict)
+    edit_date: int | None = None
+    history: list[MessageVersion] = field(default_factory=list, repr=False)
+    deleted: bool = False
+    pinned: bool = False
+
+    @property
+    def sender_id(self) -> int:
+        return int(self.sender["id"])
+
+    @property
+    def edit_count(self) -> int:
+        return len(self.history)
+
+    @property
+    def buttons(self) -> list[list[Button]]:
+        """The inline keyboard, row by row ([] if none)."""
+        if not self.reply_markup:
+            return []
+        rows: list[list[Button]] = []
+        for r, row in enumerate(self.reply_markup.get("inline_keyboard", [])):
+            rows.append(
+                [
+                    Button(
+                        text=str(raw.get("text", "")),
+                        callback_data=raw.get("callback_data"),
+                        url=raw.get("url"),
+                        row=r,
+                        column=c,
+                        raw=raw,
+                    )
+                    for c, raw in enumerate(row)
+                ]
+            )
+        return rows
+
+    @property
+    def all_buttons(self) -> list[Button]:
+        return [button for row in self.buttons for button in row]
+
+    @property
+    def button_texts(self) -> list[list[str]]:
+        return [[button.text for button in row] for row in self.buttons]
+
+    def find_buttons(
+        self,
+        text: str | None = None,
+        *,
+        contains: str | None = None,
+        data: str | None = None,
+        predicate: Callable[[Button], bool] | None = None,
+    ) -> list[Button]:
+        return [
+            b
+            for b in self.all_buttons
+            if (text is None or b.text == text)
+            and (contains is None or contains in b.text)
+            and (data is None or b.callback_data == data)
+            and (predicate is None or predicate(b))
+        ]
+
+    def find_button(
+        self,
+        text: str | None = None,
+        *,
+        contains: str | None = None,
+        data: str | None = None,
+        predicate: Callable[[Button], bool] | None = None,
+    ) -> Button:
+        """The first button matching all the given conditions; LookupError if none."""
+        found = self.find_buttons(text, contains=contains, data=data, predicate=predicate)
+        if not found:
+            wanted = {"text": text, "contains": contains, "data": data}
+            criteria = ", ".join(f"{k}={v!r}" for k, v in wanted.items() if v is not None)
+            if predicate is not None:
+                criteria += ", predicate"
+            raise LookupError(
+                f"no button ({criteria}) in message {self.message_id} of chat {self.chat.id}; "
+                f"buttons: {[[(b.text, b.callback_data) for b in row] for row in self.buttons]}"
+            )
+        return found[0]
+
+    def to_api(self, *, with_reply: bool = True) -> JSONDict:
+        """The message as the Bot API serializes it (in updates and method results)."""
+        data: JSONDict = {
+            "message_id": self.message_id,
+            "from": dict(self.sender),
+            "chat": self.chat.to_api(),
+            "date": self.date,
+        }
+        if self.edit_date is not None:
+            data["edit_date"] = self.edit_date
+        if with_reply and self.reply_to is not None:
+            data["reply_to_message"] = self.reply_to.to_api(with_reply=False)
+        if self.text is not None:
+            data["text"] = self.text
+            if self.entities:
+                data["entities"] = [dict(e) for e in self.entities]
+        data.update(self.service)
+        if self.reply_markup:
+            data["reply_markup"] = json.loads(json.dumps(self.reply_markup))
+        return data
+
+
+@dataclass(eq=False)
+class FakeChat:
+    """A private chat (id = the user's id), a group or a supergroup."""
+
+    id: int
+    type: str
+    title: str | None = None
+    username: str | None = None
+    user: FakeUser | None = field(default=None, repr=False)
+    member_ids: list[int] = field(default_factory=list)
+    admin_ids: list[int] = field(default_factory=list)
+    creator_id: int | None = None
+    bot_status: str = "member"
+    migrated_to: int | None = None
+    migrated_from: int | None = None
+    messages: dict[int, FakeMessage] = field(default_factory=dict, repr=False)
+    next_message_id: int = 1
+
+    @property
+    def is_group(self) -> bool:
+        return self.type in ("group", "supergroup")
+
+    @property
+    def chat_instance(self) -> str:
+        return str((abs(self.id) * 2654435761 + 97) % 10**19)
+
+    def to_api(self) -> JSONDict:
+        if self.type == "private":
+            assert self.user is not None
+            data: JSONDict = {"id": self.id, "first_name": self.user.first_name}
+            if self.user.last_name:
+                data["last_name"] = self.user.last_name
+            if self.user.username:
+                data["username"] = self.user.username
+            data["type"] = "private"
+            return data
+        data = {"id": self.id, "title": self.title or "", "type": self.type}
+        if self.username:
+            data["username"] = self.username
+        return data
+
+    def bot_messages(self) -> list[FakeMessage]:
+        """Text messages of the bot in this chat that were not deleted, oldest first."""
+        return [
+            m
+            for _, m in sorted(self.messages.items())
+            if m.from_bot and not m.deleted and m.text is not None
+        ]
+
+    def last_bot_message(self) -> FakeMessage | None:
+        messages = self.bot_messages()
+        return messages[-1] if messages else None
+
+
+ChatRef = FakeChat | FakeUser | int
+UserRef = FakeUser | int
+Handler = Callable[[JSONDict, RecordedRequest], Awaitable[Any]]
+
+
+def _inline_markup(value: object) -> JSONDict | None:
+    """The inline keyboard as stored with a message (None for none / non-inline markup)."""
+    if not isinstance(value, dict):
+        return None
+    rows = value.get("inline_keyboard")
+    if not isinstance(rows, list) or not any(rows):
+        return None
+    return {"inline_keyboard": json.loads(json.dumps(rows))}
+
+
+def _detect_entities(text: str) -> list[JSONDict]:
+    entities: list[JSONDict] = []
+    for regex, kind in ((_COMMAND_RE, "bot_command"), (_MENTION_RE, "mention")):
+        for match in regex.finditer(text):
+            entities.append(
+                {
+                    "type": kind,
+                    "offset": utf16_len(text[: match.start()]),
+                    "length": utf16_len(match.group(0)),
+                }
+            )
+    entities.sort(key=lambda e: e["offset"])
+    return entities
+
+
+# ------------------------------------------------------------------------------------------
+# the server
+
+
+class FakeTelegramServer:
+    """The fake Bot API server; see the module docstring for the API."""
+
+    def __init__(
+        self,
+        *,
+        token: str = DEFAULT_TOKEN,
+        bot_username: str = "thousand_test_bot",
+        bot_first_name: str = "Thousand Test Bot",
+        privacy_mode: bool = False,
+        group_rate_limit: int | None = None,
+        callback_answer_timeout: float = 5.0,
+        spec: BotApiSpec | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        host: str = "127.0.0.1",
+    ) -> None:
+        self.token = token
+        self.bot_id = int(token.split(":", 1)[0])
+        self.bot_username = bot_username
+        self.bot_first_name = bot_first_name
+        self.privacy_mode = privacy_mode
+        self.group_rate_limit = group_rate_limit
+        self.callback_answer_timeout = callback_answer_timeout
+        self.spec = spec if spec is not None else default_spec()
+        self.clock = clock
+        self.host = host
+        self.port = 0
+        self.poll_interval = 0.05
+
+        self.requests: list[RecordedRequest] = []
+        self.violations: list[str] = []
+        self.internal_errors: list[str] = []
+        self.errors: list[RecordedRequest] = []
+        self.not_modified: list[RecordedRequest] = []
+        self.rate_limited: list[RecordedRequest] = []
+        self.unanswered_callbacks: list[PressedQuery] = []
+        self.callback_queries: dict[str, PressedQuery] = {}
+        self.updates: list[JSONDict] = []
+
+        self._users: dict[int, FakeUser] = {}
+        self._chats: dict[int, FakeChat] = {}
+        self._chat_requests: dict[int, list[RecordedRequest]] = {}
+        self._queue: list[JSONDict] = []
+        self._next_update_id = 100_000_001
+        self._last_delivered_id = 0
+        self._allowed_updates: frozenset[str] = DEFAULT_ALLOWED_UPDATES
+        self._poll_generation = 0
+        self._query_ids = itertools.count(5_120_000_000_000_000_001)
+        self._commands: dict[tuple[str, str], list[JSONDict]] = {}
+        self._bot_texts: dict[tuple[str, str], str] = {}
+        self._changed = asyncio.Event()
+        self._closing = False
+        self._runner: web.AppRunner | None = None
+        self._handlers: dict[str, Handler] = {
+            "getme": self._get_me,
+            "logout": self._accept,
+            "close": self._accept,
+            "getupdates": self._get_updates,
+            "deletewebhook": self._delete_webhook,
+            "getwebhookinfo": self._get_webhook_info,
+            "setmycommands": self._set_my_commands,
+            "getmycommands": self._get_my_commands,
+            "deletemycommands": self._delete_my_commands,
+            "setmyname": self._set_bot_text("name", "name"),
+            "getmyname": self._get_bot_text("name", "name"),
+            "setmydescription": self._set_bot_text("description", "description"),
+            "getmydescription": self._get_bot_text("description", "description"),
+            "setmyshortdescription": self._set_bot_text("short_description", "short_description"),
+            "getmyshortdescription": self._get_bot_text("short_description", "short_description"),
+            "sendmessage": self._send_message,
+            "editmessagetext": self._edit_message_text,
+            "editmessagereplymarkup": self._edit_message_reply_markup,
+            "deletemessage": self._delete_message,
+            "answercallbackquery": self._answer_callback_query,
+            "getchat": self._get_chat,
+            "getchatmember": self._get_chat_member,
+            "getchatadministrators": self._get_chat_administrators,
+            "pinchatmessage": self._pin_chat_message,
+            "unpinchatmessage": self._unpin_chat_message,
+            "sendchataction": self._send_chat_action,
+            "leavechat": self._leave_chat,
+        }
+
+    # --------------------------------------------------------------------------------------
+    # lifecycle
+
+    @property
+    def base_url(self) -> str:
+        """For ``ApplicationBuilder().base_url(...)``: PTB appends the token."""
+        return f"http://{self.host}:{self.port}/bot"
+
+    @property
+    def base_file_url(self) -> str:
+        return f"http://{self.host}:{self.port}/file/bot"
+
+    @property
+    def bot_user(self) -> JSONDict:
+        """The bot as a User object (as in message.from)."""
+        return {
+            "id": self.bot_id,
+            "is_bot": True,
+            "first_name": self.bot_first_name,
+            "username": self.bot_username,
+        }
+
+    async def start(self) -> None:
+        if self._runner is not None:
+            return
+        self._closing = False
+        app = web.Application()
+        app.router.add_route("*", "/file/{prefix}/{path:.*}", self._handle_file)
+        app.router.add_route("*", "/{prefix}/{method}", self._handle)
+        runner = web.AppRunner(
+            app,
+            handle_signals=False,
+            access_log=None,
+            shutdown_timeout=2.0,
+            handler_cancellation=True,
+        )
+        await runner.setup()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.bind((self.host, 0))
+            site = web.SockSite(runner, sock)
+            await site.start()
+        except BaseException:
+            sock.close()
+            await runner.cleanup()
+            raise
+        self.port = int(sock.getsockname()[1])
+        self._runner = runner
+
+    async def stop(self) -> None:
+        runner = self._runner
+        if runner is None:
+            return
+        self._closing = True
+        self._notify()
+        for query in self.callback_queries.values():
+            if query.answer is None and query not in self.unanswered_callbacks:
+                self.unanswered_callbacks.append(query)
+        self._runner = None
+        await runner.cleanup()
+
+    async def __aenter__(self) -> FakeTelegramServer:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    # --------------------------------------------------------------------------------------
+    # set-up
+
+    def add_user(
+        self,
+        user_id: int,
+        first_name: str,
+        username: str | None = None,
+        language_code: str | None = "ru",
+        *,
+        last_name: str | None = None,
+        is_premium: bool = False,
+    ) -> FakeUser:
+        """A Telegram user; their private chat exists once they write to the bot."""
+        if user_id <= 0:
+            raise ValueError("user ids are positive")
+        if user_id in self._users or user_id in self._chats:
+            raise ValueError(f"id {user_id} is already taken")
+        user = FakeUser(
+            server=self,
+            id=user_id,
+            first_name=first_name,
+            username=username,
+            language_code=language_code,
+            last_name=last_name,
+            is_premium=is_premium,
+        )
+        self._users[user_id] = user
+        self._chats[user_id] = FakeChat(id=user_id, type="private", user=user)
+        return user
+
+    def user(self, user_id: int) -> FakeUser:
+        try:
+            return self._users[user_id]
+        except KeyError:
+            raise LookupError(f"no user {user_id}; add_user() it first") from None
+
+    @property
+    def users(self) -> list[FakeUser]:
+        return list(self._users.values())
+
+    def add_group(
+        self,
+        chat_id: int,
+        title: str,
+        members: Iterable[UserRef] = (),
+        admins: Iterable[UserRef] = (),
+        *,
+        chat_type: str | None = None,
+        creator: UserRef | None = None,
+        bot_status: str = "member",
+        username: str | None = None,
+    ) -> FakeChat:
+        """A group (ids like -4xxxxxxxxx) or supergroup (ids like -100xxxxxxxxxx).
+
+        ``admins`` are members too; the creator is ``creator`` or else the first admin.
+        ``bot_status`` is "member", "administrator", "left" or "kicked".
+        """
+        if chat_id >= 0:
+            raise ValueError("group ids are negative")
+        if chat_id in self._chats:
+            raise ValueError(f"chat {chat_id} exists already")
+        if chat_type is None:
+            chat_type = "supergroup" if str(chat_id).startswith("-100") else "group"
+        if chat_type not in ("group", "supergroup"):
+            raise ValueError(f"chat_type must be group or supergroup, not {chat_type!r}")
+        if bot_status not in ("member", "administrator", "left", "kicked"):
+            raise ValueError(f"bad bot_status {bot_status!r}")
+        admin_ids = [self._user(a).id for a in admins]
+        member_ids: list[int] = []
+        for ref in itertools.chain(admin_ids, members):
+            uid = self._user(ref).id
+            if uid not in member_ids:
+                member_ids.append(uid)
+        creator_id = self._user(creator).id if creator is not None else None
+        if creator_id is None and admin_ids:
+            creator_id = admin_ids[0]
+        if creator_id is not None and creator_id not in member_ids:
+            member_ids.insert(0, creator_id)
+        chat = FakeChat(
+            id=chat_id,
+            type=chat_type,
+            title=title,
+            username=username,
+            member_ids=member_ids,
+            admin_ids=[a for a in admin_ids if a != creator_id],
+            creator_id=creator_id,
+            bot_status=bot_status,
+        )
+        self._chats[chat_id] = chat
+        return chat
+
+    def add_member(self, chat: ChatRef, user: UserRef) -> None:
+        group = self.chat(chat)
+        uid = self._user(user).id
+        if uid not in group.member_ids:
+            group.member_ids.append(uid)
+
+    def migrate_group(self, old_id: int, new_id: int, *, by: UserRef | None = None) -> FakeChat:
+        """Upgrade group ``old_id`` to supergroup ``new_id`` (usually -100...).
+
+        Afterwards every request to ``old_id`` answers 400 "group chat was upgraded to a
+        supergroup chat" with ``parameters.migrate_to_chat_id``; the bot gets a message with
+        migrate_to_chat_id in the old chat and one with migrate_from_chat_id in the new one.
+        """
+        old = self.chat(old_id)
+        if old.type != "group":
+            raise ValueError(f"chat {old_id} is a {old.type}, only groups are migrated")
+        if old.migrated_to is not None:
+            raise ValueError(f"chat {old_id} was migrated already")
+        if new_id in self._chats:
+            raise ValueError(f"chat {new_id} exists already")
+        new = FakeChat(
+            id=new_id,
+            type="supergroup",
+            title=old.title,
+            member_ids=list(old.member_ids),
+            admin_ids=list(old.admin_ids),
+            creator_id=old.creator_id,
+            bot_status=old.bot_status,
+            migrated_from=old_id,
+        )
+        self._chats[new_id] = new
+        actor_id = self._user(by).id if by is not None else (old.creator_id or old.member_ids[0])
+        actor = self.user(actor_id).to_api()
+        to_msg = self._new_message(
+            old, sender=actor, from_bot=False, service={"migrate_to_chat_id": new_id}
+        )
+        old.migrated_to = new_id
+        from_msg = self._new_message(
+            new, sender=actor, from_bot=False, service={"migrate_from_chat_id": old_id}
+        )
+        if old.bot_status in ("member", "administrator"):
+            self._enqueue("message", to_msg.to_api())
+            self._enqueue("message", from_msg.to_api())
+        return new
+
+    def kick_bot(self, chat: ChatRef, *, by: UserRef | None = None) -> None:
+        """Remove the bot from a group: sends become 403 "bot was kicked from the ... chat"."""
+        group = self.chat(chat)
+        if not group.is_group:
+            raise ValueError("kick_bot is for groups; use block() for private chats")
+        old_status = group.bot_status
+        group.bot_status = "kicked"
+        actor_id = (
+            self._user(by).id if by is not None else (group.creator_id or group.member_ids[0])
+        )
+        self._my_chat_member(group, self.user(actor_id), old_status, "kicked")
+
+    def block(self, user: UserRef) -> None:
+        """The user blocks the bot: sends and edits to them answer 403 "bot was blocked..."."""
+        person = self._user(user)
+        if person.blocked:
+            return
+        person.blocked = True
+        self._my_chat_member(self.chat(person.id), person, "member", "kicked")
+
+    def unblock(self, user: UserRef) -> None:
+        person = self._user(user)
+        if not person.blocked:
+            return
+        person.blocked = False
+        self._my_chat_member(self.chat(person.id), person, "kicked", "member")
+
+    # --------------------------------------------------------------------------------------
+    # simulated people
+
+    async def send_text(
+        self,
+        user: UserRef,
+        chat: ChatRef | None,
+        text: str,
+        *,
+        reply_to: FakeMessage | int | None = None,
+    ) -> FakeMessage:
+        """``user`` writes ``text`` in ``chat`` (their private chat if ``chat`` is the user or
+        None).  Bot commands and @mentions get entities.  Returns the stored message."""
+        person = self._user(user)
+        target = self.chat(chat if chat is not None else person)
+        if target.type == "private":
+            if target.id != person.id:
+                raise ValueError(f"user {person.id} can't write in the private chat {target.id}")
+            if person.blocked:
+                self.unblock(person)  # the "Restart bot" button unblocks
+            person.started = True
+        else:
+            if target.migrated_to is not None:
+                raise ValueError(f"chat {target.id} was migrated to {target.migrated_to}")
+            if person.id not in target.member_ids:
+                raise ValueError(f"user {person.id} is not a member of chat {target.id}")
+        reply: FakeMessage | None = None
+        if reply_to is not None:
+            reply_id = reply_to.message_id if isinstance(reply_to, FakeMessage) else reply_to
+            reply = target.messages.get(reply_id)
+            if reply is None:
+                raise LookupError(f"no message {reply_id} in chat {target.id}")
+        message = self._new_message(
+            target,
+            sender=person.to_api(),
+            from_bot=False,
+            text=text,
+            entities=_detect_entities(text),
+            source_text=text,
+            reply_to=reply,
+        )
+        if self._delivers(target, message):
+            self._enqueue("message", message.to_api())
+        await asyncio.sleep(0)
+        return message
+
+    def press_nowait(
+        self,
+        user: UserRef,
+        chat: ChatRef,
+        message_id: int,
+        callback_data: str,
+        *,
+        strict: bool = True,
+    ) -> PressedQuery:
+        """Queue a callback_query update; ``strict`` demands that the message currently has a
+        button with this callback_data (a real client can press nothing else)."""
+        person = self._user(user)
+        target = self.chat(chat)
+        message = target.messages.get(message_id)
+        if strict:
+            if message is None or message.deleted:
+                raise LookupError(f"no message {message_id} in chat {target.id}")
+            if not message.find_buttons(data=callback_data):
+                raise LookupError(
+                    f"message {message_id} of chat {target.id} has no button with "
+                    f"callback_data {callback_data!r}; buttons: "
+                    f"{[[(b.text, b.callback_data) for b in row] for row in message.buttons]}"
+                )
+            if target.is_group and person.id not in target.member_ids:
+                raise ValueError(f"user {person.id} is not a member of chat {target.id}")
+        query_id = str(next(self._query_ids))
+        payload: JSONDict = {"id": query_id, "from": person.to_api()}
+        if message is not None and not message.deleted:
+            payload["message"] = message.to_api()
+        else:
+            payload["message"] = {"chat": target.to_api(), "message_id": message_id, "date": 0}
+        payload["chat_instance"] = target.chat_instance
+        payload["data"] = callback_data
+        query = PressedQuery(
+            id=query_id,
+            user_id=person.id,
+            chat_id=target.id,
+            message_id=message_id,
+            data=callback_data,
+            pressed_at=self.clock(),
+        )
+        self.callback_queries[query_id] = query
+        self._enqueue("callback_query", payload)
+        return query
+
+    async def wait_answer(
+        self, query: PressedQuery, timeout: float | None = None
+    ) -> CallbackAnswer | None:
+        """The bot's answer to ``query``; None, recorded in unanswered_callbacks, on timeout."""
+        limit = self.callback_answer_timeout if timeout is None else timeout
+        if not await self._wait(lambda: query.answer is not None, limit):
+            if query not in self.unanswered_callbacks:
+                self.unanswered_callbacks.append(query)
+            return None
+        return query.answer
+
+    async def press(
+        self,
+        user: UserRef,
+        chat: ChatRef,
+        message_id: int,
+        callback_data: str,
+        *,
+        timeout: float | None = None,
+        strict: bool = True,
+    ) -> CallbackAnswer | None:
+        """Press a callback button and wait (``timeout``, default callback_answer_timeout) for
+        the bot's answerCallbackQuery."""
+        query = self.press_nowait(user, chat, message_id, callback_data, strict=strict)
+        return await self.wait_answer(query, timeout)
+
+    async def click(
+        self,
+        user: UserRef,
+        message: FakeMessage,
+        text: str | None = None,
+        *,
+        contains: str | None = None,
+        data: str | None = None,
+        predicate: Callable[[Button], bool] | None = None,
+        timeout: float | None = None,
+    ) -> CallbackAnswer | None:
+        """Find a button of ``message`` (see FakeMessage.find_button) and press it."""
+        button = message.find_button(text, contains=contains, data=data, predicate=predicate)
+        if button.callback_data is None:
+            raise ValueError(f"button {button.text!r} is not a callback button")
+        return await self.press(
+            user, message.chat, message.message_id, button.callback_data, timeout=timeout
+        )
+
+    # --------------------------------------------------------------------------------------
+    # looking at the state
+
+    def chat(self, ref: ChatRef) -> FakeChat:
+        """A chat by id, FakeChat, or FakeUser (their private chat)."""
+        if isinstance(ref, FakeChat):
+            return ref
+        chat_id = ref.id if isinstance(ref, FakeUser) else ref
+        try:
+            return self._chats[chat_id]
+        except KeyError:
+            raise LookupError(f"no chat {chat_id}") from None
+
+    @property
+    def chats(self) -> list[FakeChat]:
+        return list(self._chats.values())
+
+    def message(self, chat: ChatRef, message_id: int) -> FakeMessage:
+        target = self.chat(chat)
+        try:
+            return target.messages[message_id]
+        except KeyError:
+            raise LookupError(f"no message {message_id} in chat {target.id}") from None
+
+    def text_of(self, chat: ChatRef, message_id: int) -> str:
+        """The current text of a message, as the user sees it (entities stripped)."""
+        return self.message(chat, message_id).text or ""
+
+    def buttons_of(self, chat: ChatRef, message_id: int) -> list[list[Button]]:
+        return self.message(chat, message_id).buttons
+
+    def find_button(
+        self,
+        message: FakeMessage,
+        text: str | None = None,
+        *,
+        contains: str | None = None,
+        data: str | None = None,
+        predicate: Callable[[Button], bool] | None = None,
+    ) -> Button:
+        return message.find_button(text, contains=contains, data=data, predicate=predicate)
+
+    def last_bot_message(self, chat: ChatRef) -> FakeMessage | None:
+        return self.chat(chat).last_bot_message()
+
+    def bot_messages(self, chat: ChatRef) -> list[FakeMessage]:
+        return self.chat(chat).bot_messages()
+
+    def calls(
+        self, method: str | None = None, chat: ChatRef | None = None
+    ) -> list[RecordedRequest]:
+        """Recorded requests, filtered by method (case-insensitive) and/or chat."""
+        chat_id = self.chat(chat).id if chat is not None else None
+        wanted = method.lower() if method is not None else None
+        return [
+            r
+            for r in self.requests
+            if (wanted is None or r.method.lower() == wanted)
+            and (chat_id is None or r.chat_id == chat_id)
+        ]
+
+    def commands(self, scope: JSONDict | None = None, language_code: str = "") -> list[JSONDict]:
+        """The commands stored by setMyCommands for this scope and language."""
+        return list(self._commands.get(self._scope_key(scope, language_code), []))
+
+    def request_times(
+        self, chat: ChatRef, methods: Collection[str] = MESSAGE_METHODS, *, only_ok: bool = True
+    ) -> list[float]:
+        """Server-clock times of the requests of ``methods`` to ``chat``."""
+        chat_id = chat if isinstance(chat, int) else self.chat(chat).id
+        wanted = {m.lower() for m in methods}
+        return sorted(
+            r.time
+            for r in self._chat_requests.get(chat_id, [])
+            if r.method.lower() in wanted and (r.ok or not only_ok)
+        )
+
+    def max_in_window(
+        self,
+        chat: ChatRef,
+        window: float = 60.0,
+        methods: Collection[str] = MESSAGE_METHODS,
+        *,
+        only_ok: bool = True,
+    ) -> int:
+        """The largest number of ``methods`` requests to ``chat`` within any ``window``
+        seconds (by default: messages sent + edited per minute)."""
+        times = self.request_times(chat, methods, only_ok=only_ok)
+        best = 0
+        first = 0
+        for index, moment in enumerate(times):
+            while moment - times[first] >= window:
+                first += 1
+            best = max(best, index - first + 1)
+        return best
+
+    def assert_clean(self, *, allow_not_modified: bool = False) -> None:
+        """AssertionError listing spec violations, server errors, callback queries not answered
+        in time and (unless allowed) "message is not modified" errors."""
+        problems = [f"violation: {v}" for v in self.violations]
+        problems += [f"internal error: {e}" for e in self.internal_errors]
+        now = self.clock()
+        late = list(self.unanswered_callbacks)
+        late += [
+            q
+            for q in self.callback_queries.values()
+            if q.answer is None
+            and q not in late
+            and now - q.pressed_at > self.callback_answer_timeout
+        ]
+        problems += [
+            f"callback query not answered in time: data={q.data!r} chat={q.chat_id} "
+            f"message={q.message_id}"
+            for q in late
+        ]
+        if not allow_not_modified:
+            problems += [
+                f"message is not modified: {r.method} {r.params}" for r in self.not_modified
+            ]
+        assert not problems, "\n".join(problems)
+
+    # --------------------------------------------------------------------------------------
+    # waiting
+
+    async def wait_for(
+        self, predicate: Callable[[], T | None], timeout: float = 5.0, *, what: str | None = None
+    ) -> T:
+        """Wait until ``predicate()`` is truthy and return its value; re-checked after every
+        request the bot makes (and every ``poll_interval`` s).  TimeoutError otherwise."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            event = self._changed
+            value = predicate()
+            if value:
+                return value
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                recent = "; ".join(
+                    f"{r.method}({r.chat_id})->{r.status}" for r in self.requests[-8:]
+                )
+                raise TimeoutError(
+                    f"{what or 'condition'} not met within {timeout} s "
+                    f"(last requests: {recent or 'none'})"
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), min(remaining, self.poll_interval))
+
+    async def _wait(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        try:
+            await self.wait_for(predicate, timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def wait_bot_message(
+        self,
+        chat: ChatRef,
+        *,
+        after: FakeMessage | int | None = None,
+        predicate: Callable[[FakeMessage], bool] | None = None,
+        timeout: float = 5.0,
+    ) -> FakeMessage:
+        """The first (oldest) bot text message in ``chat`` newer than ``after`` that matches
+        ``predicate``, waiting for it if need be."""
+        target = self.chat(chat)
+        after_id = after.message_id if isinstance(after, FakeMessage) else (after or 0)
+
+        def find() -> FakeMessage | None:
+            for message in target.bot_messages():
+                if message.message_id > after_id and (predicate is None or predicate(message)):
+                    return message
+            return None
+
+        return await self.wait_for(
+            find, timeout, what=f"a bot message in chat {target.id} after {after_id}"
+        )
+
+    async def wait_updates_delivered(self, timeout: float = 5.0) -> None:
+        """Wait until getUpdates has handed out every update queued so far."""
+        last = self._next_update_id - 1
+        await self.wait_for(
+            lambda: self._last_delivered_id >= last, timeout, what="updates delivered"
+        )
+
+    # --------------------------------------------------------------------------------------
+    # internals: state
+
+    def _user(self, ref: UserRef) -> FakeUser:
+        return ref if isinstance(ref, FakeUser) else self.user(ref)
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def _now(self) -> int:
+        return int(time.time())
+
+    def _enqueue(self, kind: str, payload: JSONDict) -> JSONDict:
+        update = {"update_id": self._next_update_id, kind: payload}
+        self._next_update_id += 1
+        self._queue.append(update)
+        self.updates.append(update)
+        self._notify()
+        return update
+
+    def _new_message(
+        self,
+        chat: FakeChat,
+        *,
+        sender: JSONDict,
+        from_bot: bool,
+        text: str | None = None,
+        entities: list[JSONDict] | None = None,
+        source_text: str | None = None,
+        parse_mode: str | None = None,
+        reply_markup: JSONDict | None = None,
+        reply_to: FakeMessage | None = None,
+        service: JSONDict | None = None,
+    ) -> FakeMessage:
+        message = FakeMessage(
+            chat=chat,
+            message_id=chat.next_message_id,
+            sender=sender,
+            from_bot=from_bot,
+            date=self._now(),
+            created_at=self.clock(),
+            text=text,
+            entities=list(entities or []),
+            source_text=source_text,
+            parse_mode=parse_mode,
+            reply_markup=reply_markup,
+            reply_to=reply_to,
+            service=dict(service or {}),
+        )
+        chat.next_message_id += 1
+        chat.messages[message.message_id] = message
+        return message
+
+    def _delivers(self, chat: FakeChat, message: FakeMessage) -> bool:
+        if chat.type == "private":
+            return True
+        if chat.bot_status not in ("member", "administrator"):
+            return False
+        if not self.privacy_mode or chat.bot_status == "administrator":
+            return True
+        if message.reply_to is not None and message.reply_to.from_bot:
+            return True
+        text = message.text or ""
+        own = f"@{self.bot_username}".lower()
+        for entity in message.entities:
+            chunk = text[entity["offset"] : entity["offset"] + entity["length"]].lower()
+            if entity["type"] == "bot_command" and ("@" not in chunk or chunk.endswith(own)):
+                return True
+            if entity["type"] == "mention" and chunk == own:
+                return True
+        return False
+
+    def _member(self, user: JSONDict, status: str) -> JSONDict:
+        if status == "creator":
+            return {"status": "creator", "user": user, "is_anonymous": False}
+        if status == "administrator":
+            return {
+                "status": "administrator",
+                "user": user,
+                "can_be_edited": False,
+                "is_anonymous": False,
+                "can_manage_chat": True,
+                "can_delete_messages": True,
+                "can_manage_video_chats": True,
+                "can_restrict_members": True,
+                "can_promote_members": False,
+                "can_change_info": True,
+                "can_invite_users": True,
+                "can_post_stories": False,
+                "can_edit_stories": False,
+                "can_delete_stories": False,
+                "can_pin_messages": True,
+            }
+        if status == "kicked":
+            return {"status": "kicked", "user": user, "until_date": 0}
+        return {"status": status, "user": user}
+
+    def _my_chat_member(
+        self, chat: FakeChat, actor: FakeUser, old_status: str, new_status: str
+    ) -> None:
+        self._enqueue(
+            "my_chat_member",
+            {
+                "chat": chat.to_api(),
+                "from": actor.to_api(),
+                "date": self._now(),
+                "old_chat_member": self._member(self.bot_user, old_status),
+                "new_chat_member": self._member(self.bot_user, new_status),
+            },
+        )
+
+    def _scope_key(self, scope: object, language_code: object) -> tuple[str, str]:
+        scope_value = scope if isinstance(scope, dict) and scope else {"type": "default"}
+        return json.dumps(scope_value, sort_keys=True), str(language_code or "")
+
+    # --------------------------------------------------------------------------------------
+    # internals: HTTP
+
+    async def _handle_file(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(
+            {"ok": False, "error_code": 404, "description": "Not Found"}, status=404
+        )
+
+    async def _read_params(self, request: web.Request) -> dict[str, object]:
+        params: dict[str, object] = dict(request.query)
+        if not request.can_read_body:
+            return params
+        if request.content_type == "application/json":
+            try:
+                body = await request.json()
+            except ValueError as exc:
+                raise ApiError(400, f"Bad Request: can't parse JSON body: {exc}") from exc
+            if not isinstance(body, dict):
+                raise ApiError(400, "Bad Request: the JSON body must be an object")
+            params.update(body)
+        elif request.content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            form = await request.post()
+            for key, value in form.items():
+                if isinstance(value, web.FileField):
+                    size = len(value.file.read())
+                    params[key] = UploadedFile(value.filename, value.content_type, size)
+                elif isinstance(value, bytes):
+                    params[key] = value.decode("utf-8", "replace")
+                else:
+                    params[key] = value
+        return params
+
+    def _answer(self, rec: RecordedRequest, status: int, payload: JSONDict) -> web.Response:
+        rec.status = status
+        if status == 200:
+            rec.result = payload.get("result")
+        else:
+            rec.description = payload.get("description")
+            rec.error_parameters = payload.get("parameters")
+            self.errors.append(rec)
+        if rec.chat_id is not None:
+            self._chat_requests.setdefault(rec.chat_id, []).append(rec)
+        self._notify()
+        return web.json_response(payload, status=status)
+
+    def _fail(self, rec: RecordedRequest, error: ApiError) -> web.Response:
+        payload: JSONDict = {
+            "ok": False,
+            "error_code": error.code,
+            "description": error.description,
+        }
+        if error.parameters:
+            payload["parameters"] = error.parameters
+        if error.description == NOT_MODIFIED:
+            self.not_modified.append(rec)
+        if error.code == 429:
+            self.rate_limited.append(rec)
+        return self._answer(rec, error.code, payload)
+
+    def _violation(self, rec: RecordedRequest, problems: list[str]) -> None:
+        rec.problems.extend(problems)
+        self.violations.extend(f"{rec.method}: {p}" for p in problems)
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        method_name = request.match_info["method"]
+        rec = RecordedRequest(method=method_name, params={}, time=self.clock())
+        self.requests.append(rec)
+        if request.match_info["prefix"] != f"bot{self.token}":
+            return self._fail(rec, ApiError(401, "Unauthorized"))
+        try:
+            raw = await self._read_params(request)
+        except ApiError as exc:
+            return self._fail(rec, exc)
+        rec.params = dict(raw)
+        method = self.spec.find_method(method_name)
+        if method is None:
+            self._violation(rec, [f"unknown method {method_name!r}"])
+            return self._fail(rec, ApiError(404, "Not Found"))
+        rec.method = method.name
+        params, problems = self.spec.parse_request(method.name, raw)
+        rec.params = params
+        chat_id = params.get("chat_id")
+        if isinstance(chat_id, int) and not isinstance(chat_id, bool):
+            rec.chat_id = chat_id
+        if problems:
+            self._violation(rec, problems)
+            return self._fail(rec, ApiError(400, "Bad Request: " + "; ".join(problems)))
+        handler = self._handlers.get(method.name.lower())
+        if handler is None:
+            problem = "not implemented by the fake server"
+            self._violation(rec, [problem])
+            return self._fail(rec, ApiError(400, f"Bad Request: {method.name} is {problem}"))
+        try:
+            result = await handler(params, rec)
+        except ApiError as exc:
+            return self._fail(rec, exc)
+        except Exception as exc:
+            self.internal_errors.append(
+                f"{method.name}: {exc!r}\n{''.join(traceback.format_exception(exc))}"
+            )
+            return self._fail(rec, ApiError(500, f"Internal Server Error: {exc!r}"))
+        return self._answer(rec, 200, {"ok": True, "result": result})
+
+    # --------------------------------------------------------------------------------------
+    # internals: method helpers
+
+    def _resolve_chat(self, value: object, rec: RecordedRequest, *, sending: bool) -> FakeChat:
+        chat: FakeChat | None = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            chat = self._chats.get(value)
+        elif isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
+            chat = self._chats.get(int(value))
+        elif isinstance(value, str) and value.startswith("@"):
+            name = value[1:].lower()
+            chat = next(
+                (c for c in self._chats.values() if c.username and c.username.lower() == name),
+                None,
+            )
+        if chat is None:
+            raise ApiError(400, CHAT_NOT_FOUND)
+        rec.chat_id = chat.id
+        if chat.migrated_to is not None:
+            raise ApiError(400, MIGRATED, {"migrate_to_chat_id": chat.migrated_to})
+        if chat.type == "private":
+            assert chat.user is not None
+            if sending and chat.user.blocked:
+                raise ApiError(403, BLOCKED)
+            if sending and not chat.user.started:
+                raise ApiError(403, CANT_INITIATE)
+        elif chat.bot_status in ("kicked", "left"):
+            kind = "supergroup" if chat.type == "supergroup" else "group"
+            if chat.bot_status == "kicked":
+                raise ApiError(403, f"Forbidden: bot was kicked from the {kind} chat")
+            raise ApiError(403, f"Forbidden: bot is not a member of the {kind} chat")
+        return chat
+
+    def _rate_check(self, chat: FakeChat, rec: RecordedRequest) -> None:
+        limit = self.group_rate_limit
+        if limit is None or not chat.is_group:
+            return
+        now = self.clock()
+        recent = [t for t in self.request_times(chat.id) if now - t < 60.0]
+        if len(recent) >= limit:
+            retry_after = max(1, math.ceil(recent[0] + 60.0 - now))
+            raise ApiError(
+                429, f"Too Many Requests: retry after {retry_after}", {"retry_after": retry_after}
+            )
+
+    def _format(self, params: JSONDict, *, text_key: str = "text") -> FormattedText:
+        text = params.get(text_key)
+        if not isinstance(text, str):
+            raise ApiError(400, "Bad Request: message text is empty")
+        mode = params.get("parse_mode")
+        entities = params.get("entities")
+        try:
+            formatted = parse_formatted(
+                text,
+                mode if isinstance(mode, str) else None,
+                entities if isinstance(entities, list) else None,
+            )
+        except UnsupportedParseModeError as exc:
+            raise ApiError(400, "Bad Request: unsupported parse_mode") from exc
+        except EntityParseError as exc:
+            raise ApiError(400, f"Bad Request: can't parse entities: {exc}") from exc
+        if not formatted.text:
+            raise ApiError(400, "Bad Request: message text is empty")
+        if len(formatted.text) > 4096:
+            raise ApiError(400, "Bad Request: message is too long")
+        return formatted
+
+    def _bot_message(self, chat: FakeChat, message_id: object, missing: str) -> FakeMessage:
+        message = chat.messages.get(message_id) if isinstance(message_id, int) else None
+        if message is None or message.deleted:
+            raise ApiError(400, missing)
+        return message
+
+    # --------------------------------------------------------------------------------------
+    # methods
+
+    async def _accept(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        return True
+
+    async def _get_me(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        return {
+            **self.bot_user,
+            "can_join_groups": True,
+            "can_read_all_group_messages": not self.privacy_mode,
+            "supports_inline_queries": False,
+            "can_connect_to_business": False,
+            "has_main_web_app": False,
+        }
+
+    async def _delete_webhook(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        if params.get("drop_pending_updates"):
+            self._queue.clear()
+        return True
+
+    async def _get_webhook_info(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        return {
+            "url": "",
+            "has_custom_certificate": False,
+            "pending_update_count": len(self._queue),
+        }
+
+    async def _get_updates(self, params: JSONDict, rec: RecordedRequest) -> list[JSONDict]:
+        self._poll_generation += 1
+        generation = self._poll_generation
+        self._notify()  # ends an older long poll with 409
+        allowed = params.get("allowed_updates")
+        if isinstance(allowed, list):
+            self._allowed_updates = frozenset(allowed) if allowed else DEFAULT_ALLOWED_UPDATES
+        offset = params.get("offset")
+        if isinstance(offset, int):
+            if offset < 0:
+                self._queue = self._queue[offset:]
+            else:
+                self._queue = [u for u in self._queue if u["update_id"] >= offset]
+        limit = params.get("limit", 100)
+        timeout = params.get("timeout", 0)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(0, timeout)
+        while True:
+            if generation != self._poll_generation:
+                raise ApiError(409, CONFLICT)
+            event = self._changed
+            self._queue = [u for u in self._queue if self._update_kind(u) in self._allowed_updates]
+            batch = self._queue[:limit]
+            remaining = deadline - loop.time()
+            if batch or self._closing or remaining <= 0:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), remaining)
+        if batch:
+            self._last_delivered_id = max(self._last_delivered_id, batch[-1]["update_id"])
+        delivered: list[JSONDict] = json.loads(json.dumps(batch))
+        return delivered
+
+    @staticmethod
+    def _update_kind(update: JSONDict) -> str:
+        return next(k for k in update if k != "update_id")
+
+    async def _set_my_commands(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        scope = params.get("scope")
+        if isinstance(scope, dict) and "chat_id" in scope:
+            self._resolve_chat(scope["chat_id"], rec, sending=False)
+        commands = params.get("commands", [])
+        if len(commands) > 100:
+            raise ApiError(400, "Bad Request: too many commands")
+        key = self._scope_key(scope, params.get("language_code"))
+        if commands:
+            self._commands[key] = [dict(c) for c in commands]
+        else:
+            self._commands.pop(key, None)
+        return True
+
+    async def _get_my_commands(self, params: JSONDict, rec: RecordedRequest) -> list[JSONDict]:
+        key = self._scope_key(params.get("scope"), params.get("language_code"))
+        return [dict(c) for c in self._commands.get(key, [])]
+
+    async def _delete_my_commands(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        self._commands.pop(self._scope_key(params.get("scope"), params.get("language_code")), None)
+        return True
+
+    def _set_bot_text(self, param: str, kind: str) -> Handler:
+        async def handler(params: JSONDict, rec: RecordedRequest) -> bool:
+            key = (kind, str(params.get("language_code") or ""))
+            value = params.get(param)
+            if value:
+                self._bot_texts[key] = str(value)
+            else:
+                self._bot_texts.pop(key, None)
+            return True
+
+        return handler
+
+    def _get_bot_text(self, param: str, kind: str) -> Handler:
+        async def handler(params: JSONDict, rec: RecordedRequest) -> JSONDict:
+            key = (kind, str(params.get("language_code") or ""))
+            default = self.bot_first_name if kind == "name" else ""
+            return {param: self._bot_texts.get(key, default)}
+
+        return handler
+
+    async def _send_message(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=True)
+        self._rate_check(chat, rec)
+        formatted = self._format(params)
+        reply_to: FakeMessage | None = None
+        reply = params.get("reply_parameters")
+        if isinstance(reply, dict):
+            reply_to = chat.messages.get(reply.get("message_id", 0))
+            if reply_to is not None and reply_to.deleted:
+                reply_to = None
+            if reply_to is None and not reply.get("allow_sending_without_reply"):
+                raise ApiError(400, "Bad Request: message to be replied not found")
+        mode = params.get("parse_mode")
+        message = self._new_message(
+            chat,
+            sender=self.bot_user,
+            from_bot=True,
+            text=formatted.text,
+            entities=formatted.entities,
+            source_text=params["text"],
+            parse_mode=mode if isinstance(mode, str) else None,
+            reply_markup=_inline_markup(params.get("reply_markup")),
+            reply_to=reply_to,
+        )
+        return message.to_api()
+
+    def _editable(self, params: JSONDict, rec: RecordedRequest) -> FakeMessage:
+        if "inline_message_id" in params:
+            raise ApiError(400, "Bad Request: inline messages are not supported by the fake server")
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=True)
+        self._rate_check(chat, rec)
+        message = self._bot_message(chat, params.get("message_id"), EDIT_NOT_FOUND)
+        if not message.from_bot:
+            raise ApiError(400, "Bad Request: message can't be edited")
+        return message
+
+    def _apply_edit(
+        self,
+        message: FakeMessage,
+        formatted: FormattedText,
+        markup: JSONDict | None,
+        source_text: str | None,
+        parse_mode: str | None,
+    ) -> None:
+        message.history.append(
+            MessageVersion(
+                time=self.clock(),
+                text=message.text,
+                entities=[dict(e) for e in message.entities],
+                reply_markup=message.reply_markup,
+            )
+        )
+        message.text = formatted.text
+        message.entities = list(formatted.entities)
+        message.source_text = source_text
+        message.parse_mode = parse_mode
+        message.reply_markup = markup
+        message.edit_date = self._now()
+
+    async def _edit_message_text(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        message = self._editable(params, rec)
+        if "text" not in params:
+            raise ApiError(400, "Bad Request: rich messages are not supported by the fake server")
+        if message.text is None:
+            raise ApiError(400, "Bad Request: there is no text in the message to edit")
+        formatted = self._format(params)
+        markup = _inline_markup(params.get("reply_markup"))
+        if (
+            formatted.text == message.text
+            and formatted.entities == message.entities
+            and markup == message.reply_markup
+        ):
+            raise ApiError(400, NOT_MODIFIED)
+        mode = params.get("parse_mode")
+        self._apply_edit(
+            message, formatted, markup, params["text"], mode if isinstance(mode, str) else None
+        )
+        return message.to_api()
+
+    async def _edit_message_reply_markup(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        message = self._editable(params, rec)
+        markup = _inline_markup(params.get("reply_markup"))
+        if markup == message.reply_markup:
+            raise ApiError(400, NOT_MODIFIED)
+        formatted = FormattedText(message.text or "", list(message.entities))
+        self._apply_edit(message, formatted, markup, message.source_text, message.parse_mode)
+        return message.to_api()
+
+    async def _delete_message(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=False)
+        message = self._bot_message(chat, params.get("message_id"), DELETE_NOT_FOUND)
+        if not (message.from_bot or chat.type == "private" or chat.bot_status == "administrator"):
+            raise ApiError(400, "Bad Request: message can't be deleted")
+        message.deleted = True
+        return True
+
+    async def _answer_callback_query(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        query = self.callback_queries.get(str(params.get("callback_query_id")))
+        now = self.clock()
+        if query is None or query.answer is not None:
+            raise ApiError(400, QUERY_TOO_OLD)
+        rec.chat_id = query.chat_id
+        if now - query.pressed_at > CALLBACK_QUERY_EXPIRY:
+            raise ApiError(400, QUERY_TOO_OLD)
+        text = params.get("text")
+        url = params.get("url")
+        cache_time = params.get("cache_time")
+        query.answer = CallbackAnswer(
+            query_id=query.id,
+            text=text if isinstance(text, str) else None,
+            show_alert=bool(params.get("show_alert", False)),
+            url=url if isinstance(url, str) else None,
+            cache_time=cache_time if isinstance(cache_time, int) else None,
+            answered_at=now,
+            latency=now - query.pressed_at,
+        )
+        return True
+
+    async def _get_chat(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=False)
+        data = chat.to_api()
+        data.update(
+            {
+                "accent_color_id": 0,
+                "max_reaction_count": 11,
+                "accepted_gift_types": {
+                    "unlimited_gifts": chat.type == "private",
+                    "limited_gifts": chat.type == "private",
+                    "unique_gifts": chat.type == "private",
+                    "premium_subscription": chat.type == "private",
+                    "gifts_from_channels": chat.type == "private",
+                },
+            }
+        )
+        return data
+
+    def _status_in(self, chat: FakeChat, user_id: int) -> str:
+        if user_id == self.bot_id:
+            return chat.bot_status if chat.is_group else "member"
+        if chat.type == "private":
+            if user_id != chat.id:
+                raise ApiError(400, "Bad Request: user not found")
+            return "member"
+        if user_id == chat.creator_id:
+            return "creator"
+        if user_id in chat.admin_ids:
+            return "administrator"
+        if user_id in chat.member_ids:
+            return "member"
+        if user_id in self._users:
+            return "left"
+        raise ApiError(400, "Bad Request: user not found")
+
+    def _user_api(self, user_id: int) -> JSONDict:
+        return self.bot_user if user_id == self.bot_id else self.user(user_id).to_api()
+
+    async def _get_chat_member(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=False)
+        user_id = int(params["user_id"])
+        status = self._status_in(chat, user_id)
+        return self._member(self._user_api(user_id), status)
+
+    async def _get_chat_administrators(
+        self, params: JSONDict, rec: RecordedRequest
+    ) -> list[JSONDict]:
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=False)
+        if not chat.is_group:
+            raise ApiError(400, "Bad Request: there are no administrators in the private chat")
+        result: list[JSONDict] = []
+        if chat.creator_id is not None:
+            result.append(self._member(self._user_api(chat.creator_id), "creator"))
+        result += [self._member(self._user_api(a), "administrator") for a in chat.admin_ids]
+        if chat.bot_status == "administrator":
+            result.append(self._member(self.bot_user, "administrator"))
+        return result
+
+    async def _pin_chat_message(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=True)
+        message = self._bot_message(
+            chat, params.get("message_id"), "Bad Request: message to pin not found"
+        )
+        if chat.is_group and chat.bot_status != "administrator":
+            raise ApiError(
+                400, "Bad Request: not enough rights to manage pinned messages in the chat"
+            )
+        message.pinned = True
+        return True
+
+    async def _unpin_chat_message(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=True)
+        if chat.is_group and chat.bot_status != "administrator":
+            raise ApiError(
+                400, "Bad Request: not enough rights to manage pinned messages in the chat"
+            )
+        if "message_id" in params:
+            message = self._bot_message(
+                chat, params.get("message_id"), "Bad Request: message to unpin not found"
+            )
+            message.pinned = False
+        else:
+            pinned = [m for _, m in sorted(chat.messages.items()) if m.pinned]
+            if pinned:
+                pinned[-1].pinned = False
+        return True
+
+    async def _send_chat_action(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        self._resolve_chat(params.get("chat_id"), rec, sending=True)
+        return True
+
+    async def _leave_chat(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=False)
+        if not chat.is_group:
+            raise ApiError(400, "Bad Request: chat member status can't be changed in private chats")
+        chat.bot_status = "left"
+        return True
