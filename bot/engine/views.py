@@ -102,10 +102,7 @@ def _view(state: GameState, seat: int) -> TableView:
     hand = d.hands[seat] if own else ()
     if own and state.phase == Phase.DARK and seat == d.forehand:
         hand = ()  # the forehand decides on a dark game before looking at its cards
-    if d.talon_shown or (own and seat == d.declarer):
-        talon = d.talon_taken
-    else:
-        talon = ()
+    talon = d.talon_taken if d.talon_shown or (own and seat == d.declarer) else ()
     is_declarer = own and seat == d.declarer
     passed_open = d.unblinded or (not state.rules.pass_face_down and d.kind == Kind.NORMAL)
     legal = tuple(legal_actions(state)) if own and seat == state.to_act else ()

@@ -1,0 +1,53 @@
+"""``python -m bot``: run the bot; sub-commands replay, play, bench and arena."""
+
+from __future__ import annotations
+
+import sys
+
+USAGE = """usage: python -m bot [COMMAND]
+
+  (no command)                 run the Telegram bot (long polling; settings from the environment)
+  replay FILE [--json]         print the score sheet of a game record
+  play [--seed N] [--save F]   play a game in the terminal against two computer players
+  bench engine [...]           engine speed: random deals and legal-move steps per second
+  bench bot [--games N]        the bot's overhead against the fake Bot API server
+  arena --a L --b L [...]      computer players against each other on duplicate deals
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        from bot.run import main as run_bot
+
+        return run_bot()
+    cmd, rest = args[0], args[1:]
+    if cmd in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0
+    if cmd == "replay":
+        from bot.cli.replay import replay_main
+
+        return replay_main(rest)
+    if cmd == "play":
+        from bot.cli.play import play_main
+
+        return play_main(rest)
+    if cmd == "bench" and rest[:1] == ["engine"]:
+        from bot.cli.bench import bench_engine
+
+        return bench_engine(rest[1:])
+    if cmd == "bench" and rest[:1] == ["bot"]:
+        from bot.run import bench_bot
+
+        return bench_bot(rest[1:])
+    if cmd == "arena":
+        from bot.ai.arena import main as arena_main
+
+        return arena_main(rest)
+    print(USAGE, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
