@@ -1,0 +1,127 @@
+"""The terminal commands: replay (sheet, --json, broken records → exit 2) and play."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.__main__ import main
+from bot.cli.play import play_game
+from bot.engine.game import apply, legal_actions, new_game
+from bot.engine.record import game_record, load_record, read_record
+from bot.engine.rules import make_rules
+from bot.engine.state import Phase
+
+SAMPLE = Path(__file__).parent / "data" / "records" / "sample.json"
+
+
+def sample() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    return data
+
+
+def write(tmp_path: Path, data: dict[str, Any]) -> str:
+    path = tmp_path / "rec.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return str(path)
+
+
+def finished_record(seed: int, deals: int) -> dict[str, Any]:
+    state = new_game(make_rules(), seed=seed)
+    while len(state.history) < deals:
+        state = apply(state, legal_actions(state)[0])
+    return game_record(state, ["Анна", "Борис", "Вера"])
+
+
+def test_replay_json_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = finished_record(seed=5, deals=4)
+    state = load_record(record)
+    assert main(["replay", write(tmp_path, record), "--json"]) == 0
+    sheet = json.loads(capsys.readouterr().out)
+    assert set(sheet) == {"deals", "totals", "winner"}
+    assert sheet["totals"] == list(state.totals)
+    assert sheet["winner"] is None
+    assert len(sheet["deals"]) == len(state.history) >= 4
+    running = [0, 0, 0]
+    for row, res in zip(sheet["deals"], state.history, strict=True):
+        assert set(row) >= {"number", "dealer", "declarer", "contract", "outcome", "scores",
+                            "totals", "marks"}
+        assert row["outcome"] in ("made", "failed", "conceded", "redeal")
+        running = [a + b for a, b in zip(running, row["scores"], strict=True)]
+        assert running == row["totals"] == list(res.totals)
+
+
+def test_replay_text_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", write(tmp_path, finished_record(seed=3, deals=2)), "--lang",
+                 "en"]) == 0
+    out = capsys.readouterr().out
+    assert "Score sheet" in out and "Анна" in out
+
+
+def test_sample_record_replays() -> None:
+    state = read_record(SAMPLE)
+    d = state.deal
+    assert d is not None and d.declarer == 2 and d.contract == 105
+    assert d.received[0] >= 0 and d.received[1] >= 0
+    assert len(d.tricks) == 1 and d.tricks[0].winner == 2
+
+
+def broken(kind: str) -> Iterator[tuple[dict[str, Any], str]]:
+    data = sample()
+    deal = data["deals"][0]
+    if kind == "unknown card":
+        deal["hands"][0] = deal["hands"][0].replace("A♣", "X♣")
+        yield data, "deal 1"
+    elif kind == "duplicate card":
+        deal["talon"] = "Q♥ J♥ A♠"
+        yield data, "duplicate card A♠"
+    elif kind == "illegal action":
+        deal["actions"].append("2:play J♦")  # seat 2 gave J♦ away
+        yield data, "deal 1, action 10"
+    elif kind == "wrong seat":
+        deal["actions"][0] = "1:bid 105"
+        yield data, "deal 1, action 1"
+    elif kind == "bid without marriage":
+        deal["actions"][0] = "2:bid 205"
+        yield data, "highest bid this hand allows is 200"
+    elif kind == "bad rule":
+        data["rules"] = {"dark_unblind": True}
+        yield data, "dark_unblind needs dark_play"
+
+
+@pytest.mark.parametrize("kind", ["unknown card", "duplicate card", "illegal action",
+                                  "wrong seat", "bid without marriage", "bad rule"])
+def test_broken_record_exit_2(kind: str, tmp_path: Path,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    for data, expected in broken(kind):
+        assert main(["replay", write(tmp_path, data)]) == 2
+        err = capsys.readouterr().err
+        assert expected in err, err
+
+
+def test_not_json_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "x.json"
+    path.write_text("{", encoding="utf-8")
+    assert main(["replay", str(path)]) == 2
+    assert "not JSON" in capsys.readouterr().err
+
+
+def test_play_in_terminal_saves_a_replayable_record(tmp_path: Path) -> None:
+    answers = iter(["1"] * 60 + ["score", "bogus", "quit"])
+    out = io.StringIO()
+    save = tmp_path / "game.json"
+    code = play_game("ru", 11, "random", "classic", save, lambda _p: next(answers), out)
+    assert code == 0
+    text = out.getvalue()
+    assert "Ваши карты" in text and "Кон 1" in text and "Нет такого хода: bogus" in text
+    assert "Запись" in text
+    record = json.loads(save.read_text(encoding="utf-8"))
+    state = load_record(copy.deepcopy(record))
+    assert state.version > 20 and state.phase != Phase.GAME_OVER
+    assert game_record(state, record["seats"]) == record
