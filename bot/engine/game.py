@@ -136,7 +136,7 @@ def deal(state: GameState, layout: Layout) -> GameState:
     """Deal explicit cards (a game without a seed, or a record written by hand)."""
     if state.phase != Phase.DEALING:
         raise IllegalAction(f"cards can only be dealt between deals, not in phase {state.phase}")
-    return replace(_deal(state, layout), version=state.version + 1)
+    return _deal(state, layout)  # dealing is not a seat's action: the version stays
 
 
 def _deal(state: GameState, layout: Layout) -> GameState:
@@ -291,7 +291,6 @@ def bid_options(s: GameState, seat: int) -> list[int]:
     sitter = r.barrel and s.barrel[seat] >= 0
     if sitter and lo < r.barrel_min_bid:
         lo = r.barrel_min_bid  # the sitter's first bid may jump straight to M
-        return [lo] if lo <= cap else []
     if not r.bid_jumps:
         return [lo] if lo <= cap else []
     return list(range(lo, cap + 1, step))
@@ -368,10 +367,11 @@ def _after_passing(s: GameState) -> GameState:
     d = s.deal
     assert d is not None
     nines = tuple(seat for seat in d.active if C.count_rank(d.hands[seat], C.NINE) == 4)
-    s = replace(s, deal=replace(d, four_nines=nines))
+    d = replace(d, four_nines=nines)
+    s = replace(s, deal=d)
     options = contract_options(s)
     if len(options) == 1 and not may_concede(s):
-        return _before_play(replace(s, deal=replace(s.deal, contract=options[0])))  # type: ignore[arg-type]
+        return _before_play(replace(s, deal=replace(d, contract=options[0])))
     return replace(s, phase=Phase.CONTRACT)
 
 
@@ -628,8 +628,9 @@ def _apply_talon(s: GameState, seat: int, a: Action) -> GameState:
     rest = d.talon[2:] if a.value == 1 else d.talon[:2]
     hands = list(d.hands)
     hands[seat] = C.sort_hand(hands[seat] + chosen)
+    # shown, except in golden and dark deals, whose talon stays hidden (§5.5, §5.6)
     d = replace(d, hands=tuple(hands), talon=rest, talon_taken=chosen, talon_choice=a.value,
-                talon_shown=True)
+                talon_shown=d.kind == Kind.NORMAL)
     return replace(s, phase=Phase.PASSING, deal=d)
 
 

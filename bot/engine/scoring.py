@@ -1,4 +1,4 @@
-"""Scoring a finished deal: results, bolts, the barrel, the 555 dump — in the order of RULES.md §4.6.
+"""Scoring a finished deal: results, bolts, the barrel, the 555 dump (RULES.md §4.6 order).
 
 Every effect leaves a ``Note`` (code, seat, value) so a score sheet can say why a
 number changed, and a mark for the sheet.
@@ -32,7 +32,7 @@ def deal_points(d: DealState, n: int) -> list[int]:
     return pts + [0] * (n - len(pts))
 
 
-def score_deal(s: GameState, conceded: bool) -> GameState:  # noqa: C901 - one rule per block
+def score_deal(s: GameState, conceded: bool) -> GameState:
     r, d = s.rules, s.deal
     assert d is not None
     n = s.n
@@ -57,6 +57,9 @@ def score_deal(s: GameState, conceded: bool) -> GameState:  # noqa: C901 - one r
     barrel = list(s.barrel)
     frozen = r.barrel_freezes_defenders and decl in sitters_before
     bolt_seats: dict[int, int] = {}  # seat -> bolts to add
+    bolt_size = 2 if (d.kind == Kind.GOLDEN and r.golden_double_bolts) or (
+        d.kind == Kind.DARK and r.dark_double_bolts
+    ) else 1
 
     if r.stock_mode:
         for i in range(n):
@@ -68,7 +71,7 @@ def score_deal(s: GameState, conceded: bool) -> GameState:  # noqa: C901 - one r
         rospis_count[decl] += 1
         if r.rospis_keeps_contract:
             notes.append(Note("rospis_keeps", decl))
-            bolt_seats[decl] = 1
+            bolt_seats[decl] = bolt_size
         else:
             base[decl] = -d.bid * mult
             notes.append(Note("conceded", decl, base[decl]))
@@ -79,8 +82,9 @@ def score_deal(s: GameState, conceded: bool) -> GameState:  # noqa: C901 - one r
                 notes.append(Note("rospis_paid", i, pay))
         marks[decl].append("conceded")
         if r.rospis_third_penalty and rospis_count[decl] % 3 == 0:
-            base[decl] -= r.penalty
-            notes.append(Note("rospis_penalty", decl, -r.penalty))
+            fine = r.penalty * (2 if d.kind == Kind.GOLDEN else 1)  # doubled like a bolt's
+            base[decl] -= fine
+            notes.append(Note("rospis_penalty", decl, -fine))
             marks[decl].append("penalty")
     else:
         card_pts = d.taken[decl]
@@ -119,10 +123,7 @@ def score_deal(s: GameState, conceded: bool) -> GameState:  # noqa: C901 - one r
             if r.bolt_own_game_free and i == decl:
                 continue
             if d.ntricks[i] == 0:
-                double = (d.kind == Kind.GOLDEN and r.golden_double_bolts) or (
-                    d.kind == Kind.DARK and r.dark_double_bolts
-                )
-                bolt_seats[i] = 2 if double else 1
+                bolt_seats[i] = bolt_size
             elif r.bolts_in_a_row:
                 bolts[i] = 0
     if r.players == 4 and r.dealer_scores_talon and not r.stock_mode:
