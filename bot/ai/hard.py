@@ -1,0 +1,192 @@
+"""The ``hard`` computer player: sampling and an exact open-card solver for the play.
+
+For a card to play it samples the hidden cards consistently with what the seat
+knows (``knowledge``), solves every sample with the open-card solver for each
+legal move and averages the results; it stops at the deadline (and after
+``MAX_SAMPLES``). With many cards left it asks the solver only whether the
+declarer reaches the contract (and reaches it with 20 to spare, or misses it by
+more than 20), which is far faster than the exact value; near the end it uses
+the exact value. Everything else (bidding, the talon, passing, the contract)
+uses the hand estimate of ``evaluate`` with margins chosen for ``hard``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from itertools import combinations
+
+from bot.engine.state import (
+    BID,
+    CONCEDE,
+    CONTRACT,
+    DECLARE,
+    GIVE,
+    KEEP,
+    PASS,
+    REDEAL,
+    Action,
+    Phase,
+)
+from bot.engine.views import TableView
+
+from . import normal
+from .evaluate import HARD_WEIGHTS7, HARD_WEIGHTS8, SD7, SD8, chance_at_least, fitted_points
+from .knowledge import Knowledge
+from .solver import Solver, Timeout, to_mask
+
+MAX_SAMPLES = 24
+EXACT_CARDS = 5  # exact values when every hand holds at most this many cards
+PROBE_CARDS = 6  # three thresholds instead of one from this many cards down
+DEFAULT_THINK = 0.25
+HARD_CAP = 0.9
+
+
+def choose(view: TableView, rng: random.Random, deadline: float | None) -> Action:
+    now = time.monotonic()
+    if deadline is None:
+        deadline = now + DEFAULT_THINK
+    deadline = min(deadline, now + HARD_CAP)
+    legal = view.legal
+    if len(legal) == 1:
+        return legal[0]
+    ph = view.phase
+    if ph == Phase.PLAY and not view.rules.stock_mode:
+        act = choose_play(view, rng, deadline)
+        if act is not None:
+            return act
+    three = len(view.active) == 3  # the fitted estimate is for hands of seven and eight
+    if three and ph == Phase.BIDDING and view.kind.value != "dark":
+        return choose_bid(view)
+    if three and ph == Phase.REDEAL and view.declarer < 0:
+        est = fitted_points(view.hand, HARD_WEIGHTS7)
+        return Action(REDEAL) if est < 90 else Action(KEEP)
+    if three and ph == Phase.PASSING:
+        return choose_pass(view)
+    if three and ph == Phase.CONTRACT:
+        return choose_contract(view)
+    return normal.choose(view, rng)
+
+
+DEFENDER_VALUE = 60.0  # a contract must promise this much more than defending (tuned)
+CONCEDE_BELOW = 0.0  # concede when the chance of making the bid is below this
+
+
+def choose_bid(view: TableView) -> Action:
+    bids = sorted(a.value for a in view.legal if a.kind == BID)
+    if not bids:
+        return Action(PASS)
+    b = bids[0]
+    est = fitted_points(view.hand, HARD_WEIGHTS7)
+    p = chance_at_least(est, b, SD7)
+    if view.barrel[view.seat] >= 0:  # on the barrel only its own contracts count
+        return Action(BID, value=b) if p >= 0.3 else Action(PASS)
+    return Action(BID, value=b) if b * (2 * p - 1) >= DEFENDER_VALUE else Action(PASS)
+
+
+def _pass_choice(view: TableView) -> tuple[float, tuple[int, ...]]:
+    hand = view.hand
+    drop = max(len(view.active) - 1 - view.gave_count, 1)
+    hs = frozenset(hand)
+    best: tuple[float, tuple[int, ...]] | None = None
+    for out in combinations(sorted(hand), drop):
+        keep = hs - set(out)
+        v = fitted_points(keep, HARD_WEIGHTS8)
+        v -= sum(normal.pass_penalty(view, hs, c) for c in out)
+        if best is None or v > best[0]:
+            best = (v, out)
+    assert best is not None
+    return best
+
+
+def choose_pass(view: TableView) -> Action:
+    est, out = _pass_choice(view)
+    if any(a.kind == REDEAL for a in view.legal) and chance_at_least(est, view.bid, SD8) < 0.3:
+        return Action(REDEAL)
+    return Action(GIVE, card=out[0])
+
+
+def choose_contract(view: TableView) -> Action:
+    est = fitted_points(view.hand, HARD_WEIGHTS8) + 5.0  # its own play beats ``normal``'s
+    values = sorted(a.value for a in view.legal if a.kind == CONTRACT)
+    best = max(values, key=lambda c: (c * (2 * chance_at_least(est, c, SD8) - 1), -c))
+    r = view.rules
+    p = chance_at_least(est, view.bid, SD8)
+    limit = 0.3 if r.rospis_keeps_contract else CONCEDE_BELOW
+    if any(a.kind == CONCEDE for a in view.legal) and p < limit:
+        return Action(CONCEDE)
+    return Action(CONTRACT, value=best)
+
+
+def choose_play(view: TableView, rng: random.Random, deadline: float) -> Action | None:
+    legal = view.legal
+    know = Knowledge(view)
+    order = view.active
+    pos = {s: i for i, s in enumerate(order)}
+    k = len(order)
+    decl = view.declarer
+    dpos = pos[decl]
+    me = pos[view.seat]
+    my_side_decl = view.seat == decl
+    trick = [(pos[s], c) for s, c in view.trick]
+    won = 0
+    for s in order:
+        if view.ntricks[s] > 0:
+            won |= 1 << pos[s]
+    trump = view.trump
+    r = view.rules
+    decl_pts = view.taken[decl] + sum(m.value for m in view.declared if m.seat == decl)
+    need = view.contract - decl_pts
+    contract = max(view.contract, 1)
+    size = max(view.hand_sizes[s] for s in order)
+    exact = size <= EXACT_CARDS or (k == 2 and size <= EXACT_CARDS + 1)
+    last_bonus = r.last_trick_bonus  # (two players: the closed talon's points are left out)
+    moves: list[tuple[Action, int, bool, int]] = []  # action, card, declare, extra gain
+    for a in legal:
+        if a.kind == DECLARE and a.card % 6 == 5:  # the ace marriage: +200, trump unchanged
+            moves.append((a, a.card, False, 200 if my_side_decl else -200))
+        else:
+            moves.append((a, a.card, a.kind == DECLARE, 0))
+    # with many cards left only "does the declarer make it?"; then also "by 20 more or less?"
+    probes: tuple[tuple[int, float], ...] = ((need, 2.0 * contract),)
+    if size <= PROBE_CARDS:
+        probes = (*probes, (need + 20, 10.0), (need - 20, 10.0))
+    totals = [0.0] * len(moves)
+    samples = 0
+    while samples < MAX_SAMPLES and time.monotonic() < deadline:
+        world = know.sample(rng)
+        hands = [to_mask(sorted(world.hands[s])) for s in order]
+        solver = Solver(k, dpos, r.marriage_first_lead, last_bonus, deadline)
+        vals: list[float] = []
+        try:
+            for _a, card, declare, extra in moves:
+                if exact:
+                    v = extra + solver.value_after(hands, me, trick, trump, won, card, declare)
+                    made = v >= need
+                    u = 2 * contract * made + 0.25 * v if my_side_decl else (
+                        -2 * contract * made - 0.5 * v)
+                else:
+                    u = 0.0
+                    for t, w in probes:
+                        v = extra + solver.value_after(hands, me, trick, trump, won, card,
+                                                       declare, t - 1 - extra, t - extra)
+                        u += w * (v >= t)
+                    if not my_side_decl:
+                        u = -u
+                vals.append(u)
+        except Timeout:
+            break
+        for i, u in enumerate(vals):
+            totals[i] += u
+        samples += 1
+    if samples == 0:
+        return None
+    best = max(totals)
+    near = [i for i, t in enumerate(totals) if t >= best - 1e-9]
+    if len(near) == 1:
+        return moves[near[0]][0]
+    fallback = normal.choose(view, rng)
+    for i in near:
+        if moves[i][0] == fallback:
+            return fallback
+    return moves[near[0]][0]

@@ -1,0 +1,132 @@
+"""Positions where the right play is clear: every level above ``random`` finds it."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import replace
+
+import pytest
+
+from bot.ai import choose_action
+from bot.engine import cards as C
+from bot.engine.game import apply, deal, new_game
+from bot.engine.rules import make_rules
+from bot.engine.state import Action, GameState, Layout, Phase, Trick
+from bot.engine.views import view
+
+LEVELS = ("normal", "hard")
+RULES = make_rules("classic")
+
+
+def P(text: str) -> tuple[int, ...]:
+    return C.parse_cards(text)
+
+
+def fabricate(hands: dict[int, str], tricks: list[tuple[int, str]], current: tuple[int, str],
+              declarer: int) -> GameState:
+    """A play position of three seats (0 deals, so 1 is the forehand) with the given history."""
+    st = new_game(RULES, seed=1, first_dealer=0)
+    d = st.deal
+    assert d is not None
+    order = d.active
+    done: list[Trick] = []
+    taken = [0, 0, 0]
+    ntricks = [0, 0, 0]
+    for leader, text in tricks:
+        cs = P(text)
+        seats = [order[(order.index(leader) + i) % 3] for i in range(3)]
+        w = seats[C.trick_winner_index(cs, None)]
+        done.append(Trick(leader, tuple(zip(seats, cs, strict=True)), w, -1))
+        taken[w] += sum(C.POINTS[c] for c in cs)
+        ntricks[w] += 1
+    lead, text = current
+    cur = P(text)
+    seats = [order[(order.index(lead) + i) % 3] for i in range(len(cur))]
+    to_act = order[(order.index(lead) + len(cur)) % 3]
+    d = replace(d, hands=tuple(C.sort_hand(P(hands[s])) for s in range(3)), tricks=tuple(done),
+                trick=tuple(zip(seats, cur, strict=True)), leader=lead, to_act=to_act, trump=-1,
+                taken=tuple(taken), ntricks=tuple(ntricks), declared=(), declarer=declarer,
+                bids=((order[0], 100),), bid=100, bidder=declarer, contract=100,
+                talon_taken=(), talon_shown=False, received=(-1, -1, -1), gave=(),
+                has_led=(True, True, True))
+    return replace(st, phase=Phase.PLAY, deal=d)
+
+
+def _choose(st: GameState, level: str, seed: int) -> Action:
+    v = view(st, st.to_act)
+    return choose_action(v, level, seed=seed, deadline=time.monotonic() + 0.5)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_cash_the_ace_before_giving_up_the_lead(level: str) -> None:
+    # seat 1 (declarer) holds A♠ 9♣; seat 2: J♣ 9♥, seat 0: Q♣ 10♥, seat 1 to lead.
+    # 9♣ first loses the A♠ under a heart lead; A♠ first takes it.
+    hands = {1: "A♠ 9♣", 2: "J♣ 9♥", 0: "Q♣ 10♥"}
+    history = [(1, "9♦ J♦ Q♦"), (1, "K♦ 10♦ A♦"), (1, "J♥ Q♥ K♥"), (1, "9♠ J♠ Q♠"),
+               (1, "K♣ 10♣ A♣"), (1, "K♠ 10♠ A♥")]
+    st = fabricate(hands, history, (1, ""), declarer=1)
+    for seed in range(3):
+        assert _choose(st, level, seed) == Action("play", card=C.parse("A♠"))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_declare_the_marriage_when_leading(level: str) -> None:
+    hands = {1: "K♥ Q♥ 9♣", 2: "J♣ 9♥ 10♥", 0: "Q♣ A♥ 9♠"}
+    history = [(1, "9♦ J♦ Q♦"), (1, "K♦ 10♦ A♦"), (1, "J♠ Q♠ K♠"), (1, "A♠ 10♠ K♣"),
+               (1, "A♣ 10♣ J♥")]
+    st = fabricate(hands, history, (1, ""), declarer=1)
+    for seed in range(3):
+        a = _choose(st, level, seed)
+        assert a.kind == "declare" and a.card in P("K♥ Q♥")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_last_to_play_takes_a_trick_worth_points(level: str) -> None:
+    # seat 1 (declarer) led 10♠, seat 2 followed 9♠; seat 0 holds A♠ J♠ and takes it.
+    hands = {1: "9♣ 10♥", 2: "J♣ 9♥", 0: "A♠ J♠ Q♣"}
+    history = [(1, "9♦ J♦ Q♦"), (1, "K♦ 10♦ A♦"), (1, "J♥ Q♥ K♥"), (1, "K♠ Q♠ A♥"),
+               (1, "K♣ 10♣ A♣")]
+    st = fabricate(hands, history, (1, "10♠ 9♠"), declarer=1)
+    for seed in range(3):
+        assert _choose(st, level, seed) == Action("play", card=C.parse("A♠"))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_load_points_on_the_partners_winning_trick(level: str) -> None:
+    # seat 1 (declarer) led 9♣, seat 2 (partner) took it with A♣; seat 0 holds 10♣ J♣
+    # and the last trick goes to the declarer's A♥: the 10 must go now.
+    hands = {1: "A♥", 2: "9♥", 0: "10♣ J♣"}
+    history = [(1, "9♦ J♦ Q♦"), (1, "K♦ 10♦ A♦"), (1, "J♥ Q♥ K♥"), (1, "9♠ J♠ Q♠"),
+               (1, "K♠ 10♠ A♠"), (1, "K♣ Q♣ 10♥")]
+    st = fabricate(hands, history, (1, "9♣ A♣"), declarer=1)
+    for seed in range(3):
+        assert _choose(st, level, seed) == Action("play", card=C.parse("10♣"))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_never_pass_a_king_whose_queen_is_out(level: str) -> None:
+    # the forehand (seat 1) holds seven cards and takes a hidden talon at 100;
+    # K♥ without Q♥ must stay home when low cards can go
+    rules = make_rules("classic", redeal_talon_below=None, redeal_talon_two_nines=False,
+                       redeal_talon_three_jacks=False)
+    hand1 = P("A♠ 10♠ K♠ A♣ 10♣ K♥ J♦")
+    talon = P("9♣ 9♥ J♥")
+    rest = [c for c in range(24) if c not in hand1 + talon]
+    rng = random.Random(4)
+    rng.shuffle(rest)
+    hands = (tuple(rest[7:14]), hand1, tuple(rest[:7]))
+    st = deal(new_game(rules, seed=None, first_dealer=0), Layout(hands, talon))
+    while st.phase == Phase.REDEAL:
+        st = apply(st, "keep")
+    st = apply(apply(st, "pass"), "pass")
+    assert st.phase == Phase.PASSING
+    for seed in range(3):
+        s = st
+        given = []
+        while s.phase == Phase.PASSING:
+            a = _choose(s, level, seed)
+            given.append(a.card)
+            s = apply(s, a)
+        assert C.parse("K♥") not in given
+        assert C.parse("K♠") not in given
