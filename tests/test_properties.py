@@ -15,7 +15,7 @@ from bot.engine import cards as C
 from bot.engine.game import apply, legal_actions, new_game
 from bot.engine.record import game_record, load_record
 from bot.engine.rules import _PARENTS as PARENTS
-from bot.engine.rules import RULE_SPECS, Rules, rules_from_dict
+from bot.engine.rules import RULE_SPECS, Rules, make_rules, rules_from_dict
 from bot.engine.state import (
     BID,
     CONCEDE,
@@ -221,3 +221,18 @@ def test_replay_equals_live_play(seed: int, rules: Rules, steps: int) -> None:
     if replayed.phase != Phase.DEALING:
         assert replayed.history == live.history
         assert replayed.totals == live.totals
+
+
+def test_finished_game_replays() -> None:
+    """A game played to its end (the stock game ends quickly even with random moves) writes a
+    record that replays to the same finished state."""
+    rules = make_rules(players=2, two_player_mode="stock")
+    for seed in range(5):
+        rng = random.Random(seed)
+        s = new_game(rules, seed=seed)
+        while s.phase != Phase.GAME_OVER:
+            s = apply(s, rng.choice(legal_actions(s)))
+        assert s.winner >= 0
+        record = game_record(s)
+        assert len(record["deals"]) == len(s.history)
+        assert load_record(record) == s

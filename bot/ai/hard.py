@@ -57,14 +57,14 @@ def choose(view: TableView, rng: random.Random, deadline: float | None) -> Actio
             return act
     three = len(view.active) == 3  # the fitted estimate is for hands of seven and eight
     if three and ph == Phase.BIDDING and view.kind.value != "dark":
-        return choose_bid(view)
+        return choose_bid(view, rng, deadline)
     if three and ph == Phase.REDEAL and view.declarer < 0:
         est = fitted_points(view.hand, HARD_WEIGHTS7)
         return Action(REDEAL) if est < 90 else Action(KEEP)
     if three and ph == Phase.PASSING:
         return choose_pass(view)
     if three and ph == Phase.CONTRACT:
-        return choose_contract(view)
+        return choose_contract(view, rng, deadline)
     return normal.choose(view, rng)
 
 
@@ -72,14 +72,72 @@ DEFENDER_VALUE = 60.0  # a contract must promise this much more than defending (
 CONCEDE_BELOW = 0.0  # concede when the chance of making the bid is below this
 
 
-def choose_bid(view: TableView) -> Action:
+BID_SAMPLES = 24  # open-card deals behind a bid
+
+
+def bid_chance(view: TableView, bid: int, rng: random.Random, deadline: float) -> float | None:
+    """The share of sampled deals (talon and other hands) in which this seat, declarer at
+    ``bid`` after taking the talon and passing the two cards its estimate prefers, reaches
+    ``bid`` with every hand open; None when fewer than CONTRACT_MIN_SAMPLES finished."""
+    order = view.active
+    if len(order) != 3:
+        return None
+    pos = {s: i for i, s in enumerate(order)}
+    me = pos[view.seat]
+    defs = [pos[s] for s in order if s != view.seat]
+    sizes = [view.hand_sizes[order[d]] for d in defs]
+    mine = frozenset(view.hand)
+    unknown = [c for c in range(24) if c not in mine]
+    talon_n = len(unknown) - sum(sizes)
+    if talon_n <= 0:
+        return None
+    r = view.rules
+    made = samples = 0
+    while samples < BID_SAMPLES and time.monotonic() < deadline:
+        rng.shuffle(unknown)
+        talon = unknown[:talon_n]
+        hand = mine | frozenset(talon)
+        best: tuple[float, tuple[int, ...]] | None = None
+        for out in combinations(sorted(hand), 2):
+            v = fitted_points(hand - set(out), HARD_WEIGHTS8)
+            v -= sum(normal.pass_penalty(view, hand, c) for c in out)
+            if best is None or v > best[0]:
+                best = (v, out)
+        assert best is not None
+        hands = [0, 0, 0]
+        hands[me] = to_mask(sorted(hand - set(best[1])))
+        at = talon_n
+        for d, n, given in zip(defs, sizes, best[1], strict=True):
+            hands[d] = to_mask([*unknown[at:at + n], given])
+            at += n
+        solver = Solver(3, me, r.marriage_first_lead, r.last_trick_bonus, deadline)
+        try:
+            v = solver.value(hands, me, [], -1, 0, bid - 1, bid)
+        except Timeout:
+            break
+        made += v >= bid
+        samples += 1
+    if samples < CONTRACT_MIN_SAMPLES:
+        return None
+    return made / samples
+
+
+def choose_bid(view: TableView, rng: random.Random | None = None,
+               deadline: float | None = None) -> Action:
     bids = sorted(a.value for a in view.legal if a.kind == BID)
     if not bids:
         return Action(PASS)
     b = bids[0]
     est = fitted_points(view.hand, HARD_WEIGHTS7)
     p = chance_at_least(est, b, SD7)
-    if view.barrel[view.seat] >= 0:  # on the barrel only its own contracts count
+    barrel = view.barrel[view.seat] >= 0  # on the barrel only its own contracts count
+    # the open-card chance (averaged with the fitted one) can only change a close call
+    close = (p + 1) / 2 >= 0.3 and p / 2 < 0.3 if barrel else b * p >= DEFENDER_VALUE
+    if close and rng is not None and deadline is not None:
+        q = bid_chance(view, b, rng, deadline)
+        if q is not None:
+            p = 0.5 * (p + q)
+    if barrel:
         return Action(BID, value=b) if p >= 0.3 else Action(PASS)
     return Action(BID, value=b) if b * (2 * p - 1) >= DEFENDER_VALUE else Action(PASS)
 
@@ -106,10 +164,68 @@ def choose_pass(view: TableView) -> Action:
     return Action(GIVE, card=out[0])
 
 
-def choose_contract(view: TableView) -> Action:
+CONTRACT_SAMPLES = 24  # open-card deals behind the contract choice
+CONTRACT_MIN_SAMPLES = 8  # fewer finished: the fitted estimate alone
+
+
+def contract_chances(view: TableView, values: list[int], rng: random.Random,
+                     deadline: float) -> list[float] | None:
+    """For each contract in ``values`` (ascending), the share of sampled deals in which the
+    declarer (to lead, every hand open) reaches it; None when too few samples finished."""
+    order = view.active
+    pos = {s: i for i, s in enumerate(order)}
+    mine = set(view.hand)
+    given = dict(view.gave)
+    defs = [s for s in order if s != view.seat]
+    need = [view.hand_sizes[s] - (1 if s in given else 0) for s in defs]
+    unknown = [c for c in range(24) if c not in mine and c not in given.values()]
+    if len(unknown) != sum(need):
+        return None
+    r = view.rules
+    made = [0] * len(values)
+    samples = 0
+    while samples < CONTRACT_SAMPLES and time.monotonic() < deadline:
+        rng.shuffle(unknown)
+        hands = [0] * len(order)
+        hands[pos[view.seat]] = to_mask(view.hand)
+        at = 0
+        for s, n in zip(defs, need, strict=True):
+            cards = unknown[at:at + n] + ([given[s]] if s in given else [])
+            at += n
+            hands[pos[s]] = to_mask(cards)
+        me = pos[view.seat]
+        solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus, deadline)
+        lo, hi = -1, len(values)  # values[lo] is reached, values[hi] is not
+        try:
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                c = values[mid]
+                if solver.value(hands, me, [], -1, 0, c - 1, c) >= c:
+                    lo = mid
+                else:
+                    hi = mid
+        except Timeout:
+            break
+        for i in range(lo + 1):
+            made[i] += 1
+        samples += 1
+    if samples < CONTRACT_MIN_SAMPLES:
+        return None
+    return [m / samples for m in made]
+
+
+def choose_contract(view: TableView, rng: random.Random | None = None,
+                    deadline: float | None = None) -> Action:
     est = fitted_points(view.hand, HARD_WEIGHTS8) + 5.0  # its own play beats ``normal``'s
     values = sorted(a.value for a in view.legal if a.kind == CONTRACT)
-    best = max(values, key=lambda c: (c * (2 * chance_at_least(est, c, SD8) - 1), -c))
+    chance = {c: chance_at_least(est, c, SD8) for c in values}
+    if rng is not None and deadline is not None and len(values) > 1:
+        # the fitted estimate misjudges hands that live on a marriage: average it with the
+        # open-card result on sampled deals
+        dd = contract_chances(view, values, rng, deadline)
+        if dd is not None:
+            chance = {c: 0.5 * (chance[c] + q) for c, q in zip(values, dd, strict=True)}
+    best = max(values, key=lambda c: (c * (2 * chance[c] - 1), -c))
     r = view.rules
     p = chance_at_least(est, view.bid, SD8)
     limit = 0.3 if r.rospis_keeps_contract else CONCEDE_BELOW

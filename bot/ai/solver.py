@@ -30,6 +30,9 @@ INF = 10_000
 
 # points of a 6-bit suit pattern
 _SUIT_PTS = tuple(sum(POINTS[r] for r in range(6) if m >> r & 1) for m in range(64))
+# marriage value of a 6-bit suit pattern of suit s (the K and Q together)
+_SUIT_MARR = tuple(tuple(MARRIAGE_VALUES[s] if m & 12 == 12 else 0 for m in range(64))
+                   for s in range(4))
 
 
 def mask_points(m: int) -> int:
@@ -161,6 +164,22 @@ class Solver:
                 time.monotonic() > self.deadline):
             raise Timeout
         k = self.k
+        # bounds: the declarer takes at most every point left and its marriages, at least
+        # nothing and the defenders' marriages against it
+        decl = self.decl
+        allc = hands[0] | hands[1] | (hands[2] if k == 3 else 0)
+        hi = (_SUIT_PTS[allc & 63] + _SUIT_PTS[(allc >> 6) & 63] + _SUIT_PTS[(allc >> 12) & 63]
+              + _SUIT_PTS[allc >> 18] + self.last_bonus)
+        hd = hands[decl]
+        hi += (_SUIT_MARR[0][hd & 63] + _SUIT_MARR[1][(hd >> 6) & 63]
+               + _SUIT_MARR[2][(hd >> 12) & 63] + _SUIT_MARR[3][hd >> 18])
+        if hi <= alpha:
+            return hi
+        od = allc & ~hd
+        lo = -(_SUIT_MARR[0][od & 63] + _SUIT_MARR[1][(od >> 6) & 63]
+               + _SUIT_MARR[2][(od >> 12) & 63] + _SUIT_MARR[3][od >> 18])
+        if lo >= beta:
+            return lo
         if k == 3:
             key = hands[0] | hands[1] << 24 | hands[2] << 48 | turn << 72 | (trump + 1) << 74 \
                 | won << 77

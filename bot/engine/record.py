@@ -54,7 +54,7 @@ def _apply_text(state: GameState, text: str, where: str) -> GameState:
 def deals_of(state: GameState) -> list[tuple[Layout, tuple[str, ...]]]:
     """Every deal of the game so far with its cards and actions (the current one last)."""
     out = [(h.layout, h.actions) for h in state.history]
-    if state.deal is not None:
+    if state.deal is not None and state.deal.number > len(state.history):  # still being played
         out.append((state.deal.layout, state.deal.actions))
     return out
 

@@ -1,0 +1,114 @@
+"""The bot's settings: environment variables and an optional ``.env`` file (pydantic-settings).
+
+``load_settings()`` returns validated ``Settings`` or raises ``ConfigError`` whose message is
+one line fit to print to a person (never a traceback, never the token).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+Level = Literal["random", "normal", "hard"]
+
+_TOKEN_RE = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{20,80}$")
+
+
+class ConfigError(Exception):
+    """A setting is missing or wrong; ``str(error)`` is one readable line."""
+
+
+class Settings(BaseSettings):
+    """Every setting of the bot; the environment name is the upper-case field name."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", frozen=True
+    )
+
+    telegram_bot_token: SecretStr = Field(
+        description="The bot's token from @BotFather (a secret: never logged)."
+    )
+    telegram_api_url: str = Field(
+        "https://api.telegram.org/bot",
+        description="The Bot API base URL; the token is appended to it.",
+    )
+    database_path: str = Field("thousand.sqlite3", description="The SQLite database file.")
+    turn_timeout: float = Field(
+        90.0, gt=0, le=86400, description="Seconds a person has for a move at a shared table."
+    )
+    computer_move_delay: float = Field(
+        1.0, ge=0, le=60, description="Seconds between computer moves (0 in tests)."
+    )
+    log_level: LogLevel = Field("INFO", description="Logging level.")
+    computer_level: Level = Field("hard", description="The level of new computer seats.")
+    computer_think_seconds: float = Field(
+        1.0, gt=0, le=30, description="How long a computer player may think about one move."
+    )
+    computer_workers: int = Field(
+        0, ge=0, le=64, description="Processes for computer thinking (0: one per CPU core)."
+    )
+    group_messages_per_minute: int = Field(
+        20, ge=1, le=100000, description="Messages sent or edited per minute in one group."
+    )
+    messages_per_second: float = Field(
+        30.0, ge=0, le=100000, description="Messages sent or edited per second in all (0: off)."
+    )
+
+    @field_validator("telegram_bot_token")
+    @classmethod
+    def _check_token(cls, value: SecretStr) -> SecretStr:
+        if not _TOKEN_RE.match(value.get_secret_value().strip()):
+            raise ValueError("does not look like a bot token (digits, a colon, then a secret)")
+        return SecretStr(value.get_secret_value().strip())
+
+    @field_validator("telegram_api_url")
+    @classmethod
+    def _check_url(cls, value: str) -> str:
+        value = value.strip()
+        if not re.match(r"^https?://[^\s/]+(/\S*)?$", value):
+            raise ValueError("must be an http(s) URL such as https://api.telegram.org/bot")
+        return value
+
+    @field_validator("database_path")
+    @classmethod
+    def _check_path(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    @property
+    def token(self) -> str:
+        return self.telegram_bot_token.get_secret_value()
+
+    @property
+    def file_url(self) -> str:
+        """The file download base URL next to ``telegram_api_url`` (…/bot -> …/file/bot)."""
+        base = self.telegram_api_url
+        head, sep, tail = base.rpartition("/")
+        if sep and tail.startswith("bot"):
+            return f"{head}/file/{tail}"
+        return base.rstrip("/") + "/file/bot"
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the settings (keyword overrides win over the environment); ``ConfigError`` if bad."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as e:
+        raise ConfigError(_one_line(e)) from None
+
+
+def _one_line(e: ValidationError) -> str:
+    parts = []
+    for err in e.errors():
+        name = ".".join(str(x) for x in err["loc"]).upper() or "settings"
+        if err["type"] == "missing":
+            parts.append(f"{name} is not set")
+        else:
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            parts.append(f"{name}: {msg}")
+    return "bad settings: " + "; ".join(parts)

@@ -1,0 +1,1 @@
+"""Catalogs of the bot's texts (see ``bot.i18n``)."""

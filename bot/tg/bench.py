@@ -1,0 +1,305 @@
+"""``python -m bot bench bot``: the real bot against the fake Bot API server, many solo games.
+
+The fake server and the simulated people run in a child process (so their work does not
+count as the bot's); the bot runs here, built by ``build_application`` exactly as
+``python -m bot`` builds it, with ``COMPUTER_MOVE_DELAY=0`` and a database in a temporary
+directory.  Each simulated person sends ``/newgame`` in private and then presses one of the
+buttons of their hand message as soon as it shows a new version, until they pressed
+``--presses`` times (a finished game is followed by a new one).
+
+Printed: the bot's own overhead per update — from the moment the updater hands the update
+over to the moment the first request on its behalf leaves (p50/p95; computer thinking is not
+in it: computer moves are made by separate tasks after the answer) — updates handled per
+second, and the peak memory (RSS) of the bot's process.  Needs the source checkout: the
+fake server lives in ``tests/fakeapi``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import multiprocessing.connection
+import random
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bot.config import load_settings
+from bot.tg import metrics as M
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(q * (len(ordered) - 1))))
+    return ordered[k]
+
+
+# ---------------------------------------------------------------------------- the child
+
+
+def _child(conn: multiprocessing.connection.Connection, games: int, presses: int,
+           seconds: float, seed: int, think: float, arrive: float) -> None:
+    try:
+        asyncio.run(_people(conn, games, presses, seconds, seed, think, arrive))
+    except BaseException as e:  # report anything to the parent
+        conn.send({"error": repr(e)})
+        raise
+
+
+async def _people(conn: multiprocessing.connection.Connection, games: int, presses: int,
+                  seconds: float, seed: int, think: float, arrive: float) -> None:
+    from tests.fakeapi import FakeTelegramServer, PressedQuery
+    from tests.fakeapi.server import JSONDict, RecordedRequest
+
+    class Server(FakeTelegramServer):
+        """Wakes exactly the simulated person whose chat changed (not everybody)."""
+
+        def __init__(self) -> None:
+            super().__init__(callback_answer_timeout=60.0)
+            self.poll_interval = 1.0
+            self.events: dict[int, asyncio.Event] = {}
+
+        def _wake(self, chat_id: object) -> None:
+            if isinstance(chat_id, int) and chat_id in self.events:
+                self.events[chat_id].set()
+
+        async def _send_message(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+            try:
+                return await super()._send_message(params, rec)
+            finally:
+                self._wake(rec.chat_id)
+
+        async def _edit_message_text(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+            try:
+                return await super()._edit_message_text(params, rec)
+            finally:
+                self._wake(rec.chat_id)
+
+        async def _answer_callback_query(self, params: JSONDict, rec: RecordedRequest) -> bool:
+            try:
+                return await super()._answer_callback_query(params, rec)
+            finally:
+                self._wake(rec.chat_id)
+
+    server = Server()
+    async with server:
+        conn.send({"token": server.token, "base_url": server.base_url})
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, conn.recv)  # the bot is polling
+        rng = random.Random(seed)
+        latencies: list[float] = []
+        shown: list[float] = []
+        counts = {"presses": 0, "games": 0, "timeouts": 0, "refused": 0}
+        deadline = loop.time() + seconds
+
+        async def until(user_id: int, cond: Callable[..., Any], *args: Any) -> Any:
+            ev = server.events[user_id]
+            end = min(loop.time() + 60.0, deadline)
+            while True:
+                value = cond(*args)
+                if value:
+                    return value
+                ev.clear()
+                value = cond(*args)
+                if value:
+                    return value
+                left = end - loop.time()
+                if left <= 0:
+                    return None
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(ev.wait(), left)
+
+        def offer(uid: int, game: int, pressed: int) -> tuple[int, str, int, int] | None:
+            """The newest message offering buttons of a newer version (or the game's end)."""
+            messages = server.chat(uid).bot_messages()
+            for msg in reversed(messages[-3:]):
+                datas = [b.callback_data for b in msg.all_buttons if b.callback_data]
+                if not datas:
+                    continue
+                parts = datas[0].split(":")
+                g, v = int(parts[0][1:]), int(parts[1])
+                if g != game or v > pressed:
+                    return msg.message_id, rng.choice(datas), g, v
+            last = messages[-1] if messages else None
+            if last is not None and "🏆" in (last.text or ""):
+                return (-1, "", -1, -1)
+            return None
+
+        def more_messages(uid: int, count: int) -> bool:
+            return len(server.chat(uid).bot_messages()) > count
+
+        def changed(uid: int, message_id: int, edits: int, count: int) -> bool:
+            return (server.message(uid, message_id).edit_count > edits
+                    or more_messages(uid, count))
+
+        def answered(q: PressedQuery) -> bool:
+            return q.answer is not None
+
+        async def person(i: int) -> None:
+            uid = 10_000 + i
+            user = server.add_user(uid, f"P{i}")
+            server.events[uid] = asyncio.Event()
+            pressed, game = -1, -1
+            await asyncio.sleep(rng.uniform(0, arrive))  # people come over a few seconds
+            await server.send_text(user, user, "/newgame")
+            done = 0
+            while done < presses and loop.time() < deadline:
+                found = await until(uid, offer, uid, game, pressed)
+                if found is None:
+                    if loop.time() < deadline:
+                        counts["timeouts"] += 1
+                    return
+                message_id, data, g, v = found
+                if message_id < 0:  # the game is over: another one
+                    counts["games"] += 1
+                    count = len(server.chat(uid).bot_messages())
+                    await server.send_text(user, user, "/newgame")
+                    await until(uid, more_messages, uid, count)
+                    continue
+                game, pressed = g, v
+                if think:
+                    await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                edits = server.message(uid, message_id).edit_count
+                count = len(server.chat(uid).bot_messages())
+                q: PressedQuery = server.press_nowait(user, uid, message_id, data)
+                if not await until(uid, answered, q) or q.answer is None:
+                    if loop.time() < deadline:
+                        counts["timeouts"] += 1
+                    return
+                latencies.append(q.answer.latency)
+                if await until(uid, changed, uid, message_id, edits, count):
+                    shown.append(loop.time() - q.pressed_at)
+                if q.answer.text:
+                    counts["refused"] += 1
+                counts["presses"] += 1
+                done += 1
+
+        started = loop.time()
+        cpu0 = time.process_time()
+        await asyncio.gather(*(person(i) for i in range(games)))
+        elapsed = loop.time() - started
+        cpu = time.process_time() - cpu0
+        conn.send({
+            "elapsed": elapsed,
+            "cpu": cpu,
+            "answer_p50": _percentile(latencies, 0.5),
+            "answer_p95": _percentile(latencies, 0.95),
+            "shown_p50": _percentile(shown, 0.5),
+            "shown_p95": _percentile(shown, 0.95),
+            "requests": len(server.requests),
+            "violations": len(server.violations),
+            "not_modified": len(server.not_modified),
+            "errors": len(server.errors),
+            **counts,
+        })
+        await loop.run_in_executor(None, conn.recv)  # the bot stopped: the server may go
+
+
+# ---------------------------------------------------------------------------- the bot
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from bot.tg.app import build_application
+
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe()
+    proc = ctx.Process(target=_child, args=(child, args.games, args.presses, args.seconds,
+                                            args.seed, args.think, args.arrive),
+                       daemon=True)
+    proc.start()
+    loop = asyncio.get_running_loop()
+    hello = await loop.run_in_executor(None, parent.recv)
+    if "error" in hello:
+        print(f"bench bot: the fake server failed: {hello['error']}", file=sys.stderr)
+        return 1
+    metrics = M.Metrics()
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(
+            telegram_bot_token=hello["token"], telegram_api_url=hello["base_url"],
+            database_path=str(Path(tmp) / "bench.sqlite3"),
+            computer_move_delay=args.computer_delay,
+            computer_level=args.level, messages_per_second=args.messages_per_second,
+            log_level="WARNING")
+        logging.basicConfig(level=logging.WARNING)
+        logging.getLogger("httpx").setLevel(logging.WARNING)
+        app = build_application(settings, metrics=metrics, rng=random.Random(args.seed))
+        await app.initialize()
+        assert app.updater is not None
+        await app.updater.start_polling(poll_interval=0.0, timeout=1)
+        await app.start()
+        started = time.perf_counter()
+        cpu0 = time.process_time()
+        parent.send("go")
+        try:
+            result = await loop.run_in_executor(None, parent.recv)
+        finally:
+            elapsed = time.perf_counter() - started
+            cpu = time.process_time() - cpu0
+            await app.updater.stop()
+            await app.stop()
+            await app.shutdown()
+    with contextlib.suppress(OSError):
+        parent.send("bye")
+    proc.join(10)
+    if "error" in result:
+        print(f"bench bot: the simulated people failed: {result['error']}", file=sys.stderr)
+        return 1
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    lat = [x * 1000 for x in metrics.latencies]
+    limit = f"{args.messages_per_second:g}/s" if args.messages_per_second else "off"
+    print(f"bench bot: {args.games} solo games at once, {result['presses']} presses "
+          f"({result['games']} games finished) in {elapsed:.1f} s; people think "
+          f"{args.think:g} s on average, COMPUTER_MOVE_DELAY {args.computer_delay:g} s, "
+          f"computer level {args.level}, overall message limit {limit}")
+    print(f"  bot overhead per update (handed over -> first request out): "
+          f"p50 {_percentile(lat, 0.5):.1f} ms, p95 {_percentile(lat, 0.95):.1f} ms "
+          f"(max {max(lat, default=float('nan')):.1f} ms, {len(lat)} updates measured)")
+    print(f"  updates handled: {metrics.updates} = {metrics.updates / elapsed:.0f}/s; "
+          f"requests to the Bot API: {result['requests']}")
+    print(f"  a press until its answer, seen by the person: p50 "
+          f"{result['answer_p50'] * 1000:.1f} ms, p95 {result['answer_p95'] * 1000:.1f} ms")
+    print(f"  a press until the message shows the move: p50 "
+          f"{result['shown_p50'] * 1000:.1f} ms, p95 {result['shown_p95'] * 1000:.1f} ms")
+    print(f"  peak memory of the bot process: {peak_mb:.0f} MB; its CPU time {cpu:.1f} s "
+          f"({cpu / elapsed:.0%} of one core)")
+    print(f"  (the fake server and the simulated people used {result['cpu']:.1f} s of CPU in "
+          f"their own process: their view includes its delays)")
+    print(f"  spec violations {result['violations']}, 'not modified' {result['not_modified']}, "
+          f"error answers {result['errors']}, refused presses {result['refused']}, "
+          f"stuck people {result['timeouts']}")
+    return 0 if result["violations"] == 0 and result["timeouts"] == 0 else 1
+
+
+def main(argv: list[str]) -> int:
+    try:
+        import tests.fakeapi  # noqa: F401
+    except ImportError:
+        print("bench bot: needs the source checkout (the fake Bot API server is in "
+              "tests/fakeapi); run it from the project's directory", file=sys.stderr)
+        return 2
+    p = argparse.ArgumentParser(prog="python -m bot bench bot")
+    p.add_argument("--games", type=int, default=200, help="solo games played at once")
+    p.add_argument("--presses", type=int, default=30, help="button presses per person")
+    p.add_argument("--seconds", type=float, default=300.0, help="stop after this long")
+    p.add_argument("--level", default="random", choices=["random", "normal", "hard"],
+                   help="computer players' level (their thinking is not measured)")
+    p.add_argument("--messages-per-second", type=float, default=0.0,
+                   help="the overall message limit (Telegram's is 30; 0: off)")
+    p.add_argument("--think", type=float, default=2.0,
+                   help="seconds a person looks at the cards before pressing (mean; 0: none)")
+    p.add_argument("--arrive", type=float, default=5.0,
+                   help="people send /newgame spread over this many seconds")
+    p.add_argument("--computer-delay", type=float, default=1.0,
+                   help="COMPUTER_MOVE_DELAY (the bot's default 1 s; 0 for a stress test)")
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+    return asyncio.run(_run(args))

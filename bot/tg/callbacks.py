@@ -1,0 +1,144 @@
+"""Callback data of inline buttons: ``g<game>:<version>:<verb>:<arg>``, at most 64 bytes.
+
+``version`` is the engine's state version for game actions (a stale press is refused) and
+the lobby revision for lobby buttons.  ``decode`` is strict: anything that is not exactly a
+code this module writes gives ``None``.
+
+Game actions are written compactly (``arg``): ``dk`` dark, ``lt`` light, ``rd`` redeal,
+``kp`` keep, ``ps`` pass, ``cs`` concede, ``b<n>`` bid, ``t<n>`` talon, ``c<n>`` contract,
+``g<card>`` give, ``x<card>`` discard, ``p<card>`` play, ``m<card>`` declare (card 0..23).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from bot.engine.state import (
+    BID,
+    CONCEDE,
+    CONTRACT,
+    DARK,
+    DECLARE,
+    DISCARD,
+    GIVE,
+    KEEP,
+    LIGHT,
+    PASS,
+    PLAY,
+    REDEAL,
+    TALON,
+    Action,
+)
+
+MAX_BYTES: Final = 64
+
+# verbs
+ACT: Final = "a"  # a game action (hand message)
+HAND: Final = "h"  # table message: show my hand in a popup
+SCORE: Final = "s"  # table message: the totals in a popup
+JOIN: Final = "j"
+LEAVE: Final = "l"
+ADD_AI: Final = "c"
+DROP_AI: Final = "d"
+PLAYERS: Final = "n"  # arg: 2, 3 or 4
+PRESET: Final = "p"  # arg: preset name
+LEVEL: Final = "v"  # arg: computer level
+START: Final = "st"
+CANCEL: Final = "x"
+MENU: Final = "m"  # arg: page ("" lobby, "m" sections, "s<section>", "r<rule index>")
+SET: Final = "r"  # arg: "<rule index>.<option index>"
+
+VERBS: Final = frozenset(
+    {ACT, HAND, SCORE, JOIN, LEAVE, ADD_AI, DROP_AI, PLAYERS, PRESET, LEVEL, START, CANCEL, MENU,
+     SET}
+)
+
+_RE: Final = re.compile(r"g([1-9]\d{0,17}):(0|[1-9]\d{0,8}):([a-z]{1,2}):([a-z0-9._]{0,24})")
+_ARG_RE: Final = {
+    ACT: re.compile(r"(dk|lt|rd|kp|ps|cs)|([btc])(\d{1,3})|([gxpm])(\d{1,2})"),
+    HAND: re.compile(r""),
+    SCORE: re.compile(r""),
+    JOIN: re.compile(r""),
+    LEAVE: re.compile(r""),
+    ADD_AI: re.compile(r""),
+    DROP_AI: re.compile(r""),
+    PLAYERS: re.compile(r"[234]"),
+    PRESET: re.compile(r"[a-z]{1,12}"),
+    LEVEL: re.compile(r"[a-z]{1,12}"),
+    START: re.compile(r""),
+    CANCEL: re.compile(r""),
+    MENU: re.compile(r"|m|s\d{1,2}|r\d{1,3}"),
+    SET: re.compile(r"\d{1,3}\.\d{1,2}"),
+}
+
+_PLAIN: Final = {"dk": DARK, "lt": LIGHT, "rd": REDEAL, "kp": KEEP, "ps": PASS, "cs": CONCEDE}
+_PLAIN_CODE: Final = {v: k for k, v in _PLAIN.items()}
+_VALUE: Final = {"b": BID, "t": TALON, "c": CONTRACT}
+_VALUE_CODE: Final = {v: k for k, v in _VALUE.items()}
+_CARD: Final = {"g": GIVE, "x": DISCARD, "p": PLAY, "m": DECLARE}
+_CARD_CODE: Final = {v: k for k, v in _CARD.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Callback:
+    game_id: int
+    version: int
+    verb: str
+    arg: str
+
+    def action(self) -> Action | None:
+        """The game action of an ``ACT`` callback (None for other verbs)."""
+        return decode_action(self.arg) if self.verb == ACT else None
+
+
+def encode(game_id: int, version: int, verb: str, arg: str = "") -> str:
+    data = f"g{game_id}:{version}:{verb}:{arg}"
+    if len(data.encode()) > MAX_BYTES:  # pragma: no cover - the formats above are short
+        raise ValueError(f"callback data too long: {data!r}")
+    return data
+
+
+def decode(data: str | None) -> Callback | None:
+    """The callback written by ``encode``, or None for anything else (forged or garbled)."""
+    if data is None or len(data.encode()) > MAX_BYTES:
+        return None
+    m = _RE.fullmatch(data)
+    if m is None:
+        return None
+    verb, arg = m.group(3), m.group(4)
+    pattern = _ARG_RE.get(verb)
+    if pattern is None or pattern.fullmatch(arg) is None:
+        return None
+    if verb == ACT and decode_action(arg) is None:
+        return None
+    return Callback(int(m.group(1)), int(m.group(2)), verb, arg)
+
+
+def encode_action(action: Action) -> str:
+    if action.kind in _PLAIN_CODE:
+        return _PLAIN_CODE[action.kind]
+    if action.kind in _VALUE_CODE:
+        return f"{_VALUE_CODE[action.kind]}{action.value}"
+    if action.kind in _CARD_CODE:
+        return f"{_CARD_CODE[action.kind]}{action.card}"
+    raise ValueError(f"no code for {action}")
+
+
+def decode_action(arg: str) -> Action | None:
+    m = _ARG_RE[ACT].fullmatch(arg)
+    if m is None:
+        return None
+    if m.group(1):
+        return Action(_PLAIN[m.group(1)])
+    if m.group(2):
+        return Action(_VALUE[m.group(2)], value=int(m.group(3)))
+    card = int(m.group(5))
+    if not 0 <= card < 24 or (len(m.group(5)) > 1 and m.group(5)[0] == "0"):
+        return None
+    return Action(_CARD[m.group(4)], card=card)
+
+
+def action_data(game_id: int, version: int, action: Action) -> str:
+    return encode(game_id, version, ACT, encode_action(action))

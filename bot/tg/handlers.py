@@ -1,0 +1,187 @@
+"""PTB handlers: thin — read the update, call the game service, answer.
+
+Every callback query is answered exactly once, whatever happens (a popup for a refused
+press, a deep link for a person who has not started the bot, nothing for an accepted one).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, cast
+
+from telegram import Chat, Update, User
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import TelegramError
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+from bot.i18n import lang_of, t
+from bot.tg.render import popup
+from bot.tg.service import Answer, ChatKind, ChatRef, GameService, Reply, UserRef
+
+log = logging.getLogger(__name__)
+
+Ctx = ContextTypes.DEFAULT_TYPE
+AnyApp = Application[Any, Any, Any, Any, Any, Any]
+
+
+def service_of(context: Ctx) -> GameService:
+    return cast(GameService, context.bot_data["service"])
+
+
+def user_ref(user: User) -> UserRef:
+    return UserRef(user.id, user.first_name or "", user.username, user.language_code)
+
+
+def chat_ref(chat: Chat) -> ChatRef:
+    kind: ChatKind
+    if chat.type == ChatType.PRIVATE:
+        kind = "private"
+    elif chat.type == ChatType.SUPERGROUP:
+        kind = "supergroup"
+    else:
+        kind = "group"
+    return ChatRef(chat.id, kind, chat.title or "")
+
+
+def _refs(update: Update) -> tuple[ChatRef, UserRef] | None:
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None or user.is_bot or chat.type == ChatType.CHANNEL:
+        return None
+    return chat_ref(chat), user_ref(user)
+
+
+async def on_start(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is None:
+        return
+    chat, user = refs
+    service = service_of(context)
+    if chat.kind != "private":
+        service.help(chat.id, await service.chat_lang(chat, user))
+        return
+    await service.start_cmd(user, context.args[0] if context.args else "")
+
+
+async def on_newgame(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        await service_of(context).newgame(refs[0], refs[1], list(context.args or []))
+
+
+async def on_score(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        await service_of(context).score(refs[0], refs[1])
+
+
+async def on_rules(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        await service_of(context).rules_cmd(refs[0], refs[1], list(context.args or []))
+
+
+async def on_help(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        service = service_of(context)
+        service.help(refs[0].id, await service.chat_lang(refs[0], refs[1]))
+
+
+async def on_leave(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        await service_of(context).leave(refs[0], refs[1])
+
+
+async def on_stop(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        await service_of(context).stop(refs[0], refs[1])
+
+
+async def on_private_text(update: Update, context: Ctx) -> None:
+    """Any other private message: the person can now be written to."""
+    if update.effective_user is None:
+        return
+    await service_of(context).private_message(user_ref(update.effective_user))
+
+
+async def on_callback(update: Update, context: Ctx) -> None:
+    query = update.callback_query
+    if query is None:
+        return
+    user = user_ref(query.from_user)
+
+    async def send(answer: Answer) -> None:
+        try:
+            await query.answer(text=popup(answer.text) if answer.text else None,
+                               show_alert=answer.alert or None, url=answer.url)
+        except TelegramError as e:
+            log.info("callback query not answered: %s", e)
+
+    reply = Reply(send)
+    try:
+        answer = await service_of(context).press(query.data, user, reply)
+    except Exception:
+        log.exception("a button press failed")
+        answer = Answer(t(lang_of(user.language_code), "popup.error"))
+    await reply.finish(answer)
+
+
+async def on_migrate(update: Update, context: Ctx) -> None:
+    msg = update.effective_message
+    if msg is None:
+        return
+    service = service_of(context)
+    if msg.migrate_to_chat_id:
+        await service.migrate(msg.chat.id, msg.migrate_to_chat_id)
+    elif msg.migrate_from_chat_id:
+        await service.migrate(msg.migrate_from_chat_id, msg.chat.id)
+
+
+async def on_my_chat_member(update: Update, context: Ctx) -> None:
+    change = update.my_chat_member
+    if change is None:
+        return
+    service = service_of(context)
+    status = change.new_chat_member.status
+    gone = status in (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT)
+    if change.chat.type == ChatType.PRIVATE:
+        if gone:
+            await service.user_blocked(change.chat.id)
+        else:
+            await service.private_message(user_ref(change.from_user))
+    elif gone:
+        await service.bot_kicked(change.chat.id)
+
+
+async def on_error(update: object, context: Ctx) -> None:
+    log.error("error while handling an update", exc_info=context.error)
+
+
+COMMANDS = ("start", "newgame", "score", "rules", "help", "leave", "stop")
+
+
+def add_handlers(app: AnyApp) -> None:
+    msgs = filters.UpdateType.MESSAGE
+    app.add_handler(CommandHandler("start", on_start, filters=msgs))
+    app.add_handler(CommandHandler("newgame", on_newgame, filters=msgs))
+    app.add_handler(CommandHandler("score", on_score, filters=msgs))
+    app.add_handler(CommandHandler("rules", on_rules, filters=msgs))
+    app.add_handler(CommandHandler("help", on_help, filters=msgs))
+    app.add_handler(CommandHandler("leave", on_leave, filters=msgs))
+    app.add_handler(CommandHandler("stop", on_stop, filters=msgs))
+    app.add_handler(CallbackQueryHandler(on_callback))
+    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
+    app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    app.add_handler(MessageHandler(filters.ChatType.PRIVATE & msgs & ~filters.COMMAND,
+                                   on_private_text))
+    app.add_error_handler(on_error)

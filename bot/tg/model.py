@@ -1,0 +1,167 @@
+"""Plain data of the Telegram layer and its JSON forms in storage.
+
+* ``SeatInfo`` — who sits in a seat (stored in ``games.seats``).
+* Records of the action log (``game_actions.action``): ``{"s": seat, "a": "bid 105", "by": …}``
+  for a move (``by``: ``h`` a person, ``c`` a computer seat, ``t`` a computer move made for a
+  person whose time ran out, ``a`` a computer playing a seat whose person left or blocked the
+  bot) and ``{"s": seat, "ctl": "auto" | "human", "why": …}`` when a seat is handed to the
+  computer or taken back.
+* ``replay`` rebuilds a game from its record; ``sheet_row`` is the score-sheet JSON of a deal.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from bot.engine.game import apply, new_game
+from bot.engine.rules import Rules
+from bot.engine.state import BID, DARK, DealResult, GameState, Kind, parse_action
+
+SeatKind = Literal["human", "computer"]
+
+BY_HUMAN = "h"
+BY_COMPUTER = "c"
+BY_TIMEOUT = "t"
+BY_AUTO = "a"
+
+
+@dataclass(slots=True)
+class SeatInfo:
+    kind: SeatKind
+    user_id: int
+    name: str
+    level: str
+    auto: bool = False  # a person's seat played by the computer (left / blocked the bot)
+    why: str = ""
+
+    @property
+    def computer(self) -> bool:
+        return self.kind == "computer"
+
+    @property
+    def played_by_computer(self) -> bool:
+        return self.kind == "computer" or self.auto
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "user_id": self.user_id, "name": self.name,
+                "level": self.level}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> SeatInfo:
+        kind = d.get("kind")
+        if kind not in ("human", "computer"):
+            raise ValueError(f"bad seat kind {kind!r}")
+        return SeatInfo(kind, int(d.get("user_id") or 0), str(d.get("name") or "?"),
+                        str(d.get("level") or "hard"))
+
+
+def seats_json(seats: list[SeatInfo]) -> str:
+    return json.dumps([s.to_json() for s in seats], ensure_ascii=False)
+
+
+def seats_from_json(text: str) -> list[SeatInfo]:
+    data = json.loads(text)
+    if not isinstance(data, list):
+        raise ValueError("seats must be a list")
+    return [SeatInfo.from_json(d) for d in data]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something the table is told that the engine's views do not say by themselves."""
+
+    code: str  # "unblind", "timeout", "auto", "back"
+    seat: int
+    value: int = 0
+    why: str = ""
+
+
+def move_record(seat: int, action: str, by: str) -> str:
+    return json.dumps({"s": seat, "a": action, "by": by}, ensure_ascii=False)
+
+
+def control_record(seat: int, ctl: Literal["auto", "human"], why: str) -> str:
+    return json.dumps({"s": seat, "ctl": ctl, "why": why})
+
+
+def move_events(before: GameState, after: GameState, seat: int, action: str,
+                by: str) -> list[Event]:
+    """Events a move makes (for the table's lines), from the states around it."""
+    out: list[Event] = []
+    d = before.deal
+    if d is not None and d.kind == Kind.DARK and not d.unblinded and action.startswith(BID):
+        out.append(Event("unblind", seat, int(action.split()[1])))
+    if by == BY_TIMEOUT:
+        out.append(Event("timeout", seat))
+    return out
+
+
+@dataclass(slots=True)
+class Replayed:
+    state: GameState
+    auto: dict[int, str] = field(default_factory=dict)  # seat -> why, seats now played by AI
+    events: dict[int, list[Event]] = field(default_factory=dict)  # deal number -> events
+    moves: int = 0
+
+
+def deal_number(state: GameState) -> int:
+    return state.deal.number if state.deal is not None else len(state.history)
+
+
+def replay(rules: Rules, seed: int, records: list[str]) -> Replayed:
+    """The game after its stored records (moves and seat changes)."""
+    out = Replayed(new_game(rules, seed))
+    for text in records:
+        rec = json.loads(text)
+        seat = int(rec["s"])
+        if "ctl" in rec:
+            if rec["ctl"] == "auto":
+                out.auto[seat] = str(rec.get("why", ""))
+            else:
+                out.auto.pop(seat, None)
+            continue
+        before = out.state
+        action = str(rec["a"])
+        out.state = apply(before, parse_action(action), seat)
+        out.moves += 1
+        evs = move_events(before, out.state, seat, action, str(rec.get("by", BY_HUMAN)))
+        if evs:
+            out.events.setdefault(deal_number(before), []).extend(evs)
+    return out
+
+
+def snapshot(state: GameState) -> str:
+    """A small summary of the state stored with every action (the record is the truth)."""
+    return json.dumps({
+        "version": state.version,
+        "phase": str(state.phase),
+        "deal": deal_number(state),
+        "to_act": state.to_act,
+        "totals": list(state.totals),
+        "winner": state.winner,
+    })
+
+
+def sheet_row(res: DealResult) -> dict[str, Any]:
+    """The score-sheet data of one deal (``score_sheets.data``)."""
+    return {
+        "n": res.number,
+        "dealer": res.dealer,
+        "kind": str(res.kind),
+        "declarer": res.declarer,
+        "bid": res.bid,
+        "contract": res.contract,
+        "outcome": res.outcome,
+        "points": list(res.points),
+        "scores": list(res.scores),
+        "totals": list(res.totals),
+        "marks": [list(m) for m in res.marks],
+        "notes": [[n.code, n.seat, n.value] for n in res.notes],
+        "winner": res.winner,
+    }
+
+
+def is_dark_action(action: str) -> bool:
+    return action == DARK

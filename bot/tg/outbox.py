@@ -1,0 +1,329 @@
+"""Everything the bot sends to a chat goes through one queue per chat.
+
+* A *slot* is a logical message ("the table of deal 5", "Anna's hand in deal 5"); ``put``
+  gives it new content.  The chat's worker sends the slot as a new message the first time
+  and edits it afterwards; content put while an earlier request is in flight only replaces
+  what will be sent next, so a burst of changes becomes one edit (coalescing).
+* An edit that would not change the message (same text and buttons as last sent) is never
+  made, so Telegram never answers "message is not modified".
+* Groups get at most ``group_per_minute`` requests a minute: the worker waits between two
+  requests to a group (AIORateLimiter stays underneath as a second fence).
+* Errors: a private chat that answers 403 (the user blocked the bot or never started it)
+  and a group that migrated to a supergroup are reported through the hooks; a message that
+  can no longer be edited is sent anew; Retry-After and network errors are retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import itertools
+import logging
+import time
+import warnings
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Protocol
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
+from telegram.warnings import PTBDeprecationWarning
+
+from bot.tg import metrics
+from bot.tg.render import Keyboard, Rendered
+
+log = logging.getLogger(__name__)
+
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+class BotLike(Protocol):
+    async def send_message(self, chat_id: int, text: str, **kw: Any) -> Any: ...
+
+    async def edit_message_text(self, text: str, chat_id: int, message_id: int,
+                                **kw: Any) -> Any: ...
+
+
+def markup(keyboard: Keyboard) -> InlineKeyboardMarkup | None:
+    if not keyboard:
+        return None
+    return InlineKeyboardMarkup([
+        [InlineKeyboardButton(b.text, callback_data=b.data) if b.url is None
+         else InlineKeyboardButton(b.text, url=b.url) for b in row]
+        for row in keyboard
+    ])
+
+
+SentHook = Callable[[int, str, bool], None]
+
+
+@dataclass(eq=False, slots=True)
+class Slot:
+    key: str
+    message_id: int | None = None
+    sent: str | None = None  # digest of the content Telegram shows
+    want: Rendered | None = None
+    final: bool = False  # forget the slot once this content is out
+    on_sent: SentHook | None = None  # (message id, digest, sent anew?) after each request
+    probe: metrics.Probe | None = None
+    tries: int = 0
+
+
+@dataclass(eq=False)
+class ChatQueue:
+    chat_id: int
+    slots: dict[str, Slot] = field(default_factory=dict)
+    dirty: list[str] = field(default_factory=list)
+    task: asyncio.Task[None] | None = None
+    last: float = -1e9
+
+
+Hook = Callable[[int], Awaitable[None]]
+MigrateHook = Callable[[int, int], Awaitable[None]]
+
+
+async def _nothing(chat_id: int) -> None:
+    return None
+
+
+async def _nothing2(old: int, new: int) -> None:
+    return None
+
+
+class Outbox:
+    def __init__(self, bot: BotLike, *, group_per_minute: int = 20) -> None:
+        self.bot = bot
+        self.group_gap = 60.0 / group_per_minute
+        self.queues: dict[int, ChatQueue] = {}
+        self.on_forbidden: Hook = _nothing  # a private chat answered 403
+        self.on_kicked: Hook = _nothing  # a group answered 403
+        self.on_migrated: MigrateHook = _nothing2
+        self._ids = itertools.count(1)
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.closed = False
+
+    # ------------------------------------------------------------------ putting
+
+    def put(self, chat_id: int, key: str, content: Rendered, *, final: bool = False,
+            on_sent: SentHook | None = None) -> None:
+        """Show ``content`` in the slot ``key`` of ``chat_id`` (sent or edited soon)."""
+        if self.closed:
+            return
+        q = self.queues.get(chat_id)
+        if q is None:
+            q = self.queues[chat_id] = ChatQueue(chat_id)
+        slot = q.slots.get(key)
+        if slot is None:
+            slot = q.slots[key] = Slot(key)
+        slot.want = content
+        slot.final = final
+        if on_sent is not None:
+            slot.on_sent = on_sent
+        probe = metrics.current.get()
+        if probe is not None and not probe.done:
+            slot.probe = probe
+        if key not in q.dirty:
+            q.dirty.append(key)
+        self._wake(q)
+
+    def send(self, chat_id: int, content: Rendered, on_sent: SentHook | None = None) -> None:
+        """A one-off message (a reply, a reminder)."""
+        self.put(chat_id, f"once:{next(self._ids)}", content, final=True, on_sent=on_sent)
+
+    def known(self, chat_id: int, key: str, message_id: int, digest: str | None) -> None:
+        """Register a message sent before (after a restart): edits go to ``message_id``."""
+        q = self.queues.get(chat_id)
+        if q is None:
+            q = self.queues[chat_id] = ChatQueue(chat_id)
+        slot = q.slots.get(key)
+        if slot is None:
+            q.slots[key] = Slot(key, message_id=message_id, sent=digest)
+
+    def rename(self, chat_id: int, old: str, new: str) -> None:
+        """The message of slot ``old`` becomes slot ``new`` (a lobby turning into a table)."""
+        q = self.queues.get(chat_id)
+        if q is None or old not in q.slots:
+            return
+        slot = q.slots.pop(old)
+        slot.key = new
+        slot.final = False
+        q.slots[new] = slot
+        q.dirty = [new if k == old else k for k in q.dirty]
+
+    def message_id(self, chat_id: int, key: str) -> int | None:
+        q = self.queues.get(chat_id)
+        slot = q.slots.get(key) if q is not None else None
+        return slot.message_id if slot is not None else None
+
+    def forget(self, chat_id: int, key: str) -> None:
+        q = self.queues.get(chat_id)
+        if q is not None:
+            q.slots.pop(key, None)
+            if key in q.dirty:
+                q.dirty.remove(key)
+
+    def drop_chat(self, chat_id: int) -> None:
+        q = self.queues.pop(chat_id, None)
+        if q is not None and q.task is not None and q.task is not asyncio.current_task():
+            q.task.cancel()
+        self._check_idle()
+
+    def migrate(self, old: int, new: int) -> None:
+        """A group became a supergroup: its queue moves; old message ids are void."""
+        q = self.queues.pop(old, None)
+        if q is None:
+            return
+        target = self.queues.get(new)
+        if target is None:
+            target = self.queues[new] = ChatQueue(new)
+        for key, slot in q.slots.items():
+            slot.message_id = None
+            slot.sent = None
+            if slot.want is None:
+                continue
+            target.slots[key] = slot
+            if key not in target.dirty:
+                target.dirty.append(key)
+        if q.task is not None and q.task is not asyncio.current_task():
+            q.task.cancel()
+        self._wake(target)
+
+    # ------------------------------------------------------------------ the workers
+
+    def _wake(self, q: ChatQueue) -> None:
+        if q.task is None or q.task.done():
+            self._idle.clear()
+            q.task = asyncio.get_running_loop().create_task(
+                self._run(q), name=f"outbox:{q.chat_id}", context=contextvars.Context()
+            )
+
+    def _check_idle(self) -> None:
+        if all(q.task is None or q.task.done() for q in self.queues.values()):
+            self._idle.set()
+
+    async def idle(self, timeout: float = 10.0) -> None:
+        """Wait until every queue is empty (shutdown, tests)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), timeout)
+
+    async def _run(self, q: ChatQueue) -> None:
+        try:
+            while q.dirty and self.queues.get(q.chat_id) is q:
+                if q.chat_id < 0:
+                    wait = q.last + self.group_gap - time.monotonic()
+                    if wait > 0:
+                        await asyncio.sleep(wait)
+                        continue
+                key = q.dirty.pop(0)
+                slot = q.slots.get(key)
+                if slot is None or slot.want is None:
+                    continue
+                await self._one(q, slot)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # pragma: no cover - a bug; keep the bot alive
+            log.exception("outbox worker of chat %s failed", q.chat_id)
+        finally:
+            if q.task is asyncio.current_task():
+                q.task = None
+            if q.dirty and self.queues.get(q.chat_id) is q and not self.closed:
+                self._wake(q)
+            elif not q.slots and self.queues.get(q.chat_id) is q and q.chat_id > 0:
+                del self.queues[q.chat_id]  # nothing left to show in this private chat
+            self._check_idle()
+
+    async def _one(self, q: ChatQueue, slot: Slot) -> None:
+        content = slot.want
+        assert content is not None
+        digest = content.digest()
+        if slot.message_id is not None and digest == slot.sent:
+            self._done(q, slot, content)
+            return
+        probe, slot.probe = slot.probe, None
+        token = metrics.current.set(probe)
+        try:
+            if slot.message_id is None:
+                msg = await self.bot.send_message(
+                    chat_id=q.chat_id, text=content.text, parse_mode=ParseMode.HTML,
+                    reply_markup=markup(content.keyboard), link_preview_options=NO_PREVIEW,
+                )
+                slot.message_id = int(msg.message_id)
+                slot.sent = digest
+                if slot.on_sent is not None:
+                    slot.on_sent(slot.message_id, digest, True)
+            else:
+                await self.bot.edit_message_text(
+                    text=content.text, chat_id=q.chat_id, message_id=slot.message_id,
+                    parse_mode=ParseMode.HTML, reply_markup=markup(content.keyboard),
+                    link_preview_options=NO_PREVIEW,
+                )
+                slot.sent = digest
+                if slot.on_sent is not None:
+                    slot.on_sent(slot.message_id, digest, False)
+            slot.tries = 0
+            self._done(q, slot, content)
+        except RetryAfter as e:
+            with warnings.catch_warnings():  # PTB 22 warns about the type of retry_after
+                warnings.simplefilter("ignore", PTBDeprecationWarning)
+                after = e.retry_after
+            delay = after.total_seconds() if isinstance(after, timedelta) else float(after)
+            log.warning("chat %s: flood control, retry in %s s", q.chat_id, delay)
+            self._again(q, slot)
+            await asyncio.sleep(float(delay) + 0.1)
+        except ChatMigrated as e:
+            new = int(e.new_chat_id)
+            log.info("chat %s migrated to %s", q.chat_id, new)
+            self._again(q, slot)
+            await self.on_migrated(q.chat_id, new)
+            self.migrate(q.chat_id, new)
+        except Forbidden as e:
+            log.info("chat %s: forbidden (%s)", q.chat_id, e.message)
+            self.drop_chat(q.chat_id)
+            if q.chat_id > 0:
+                await self.on_forbidden(q.chat_id)
+            else:
+                await self.on_kicked(q.chat_id)
+        except BadRequest as e:
+            text = e.message.lower()
+            if "not modified" in text:
+                slot.sent = digest
+                self._done(q, slot, content)
+            elif slot.message_id is not None and ("not found" in text or "can't be edited" in text):
+                log.info("chat %s: message %s is gone, sending anew", q.chat_id, slot.message_id)
+                slot.message_id = None
+                slot.sent = None
+                self._again(q, slot)
+            else:
+                log.error("chat %s: %s refused: %s", q.chat_id, slot.key, e.message)
+                self._done(q, slot, content)
+        except NetworkError as e:
+            slot.tries += 1
+            if slot.tries <= 5:
+                log.warning("chat %s: network error (%s), retrying", q.chat_id, e.message)
+                self._again(q, slot)
+                await asyncio.sleep(min(8.0, 0.5 * 2 ** slot.tries))
+            else:
+                log.error("chat %s: giving up on %s: %s", q.chat_id, slot.key, e.message)
+                self._done(q, slot, content)
+        finally:
+            metrics.current.reset(token)
+            q.last = time.monotonic()
+
+    def _again(self, q: ChatQueue, slot: Slot) -> None:
+        if slot.key not in q.dirty:
+            q.dirty.insert(0, slot.key)
+
+    def _done(self, q: ChatQueue, slot: Slot, content: Rendered) -> None:
+        if slot.final and slot.want is content and q.slots.get(slot.key) is slot:
+            del q.slots[slot.key]
+
+    async def close(self) -> None:
+        self.closed = True
+        tasks = [q.task for q in self.queues.values() if q.task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,72 @@
+"""The bid and contract choices of ``hard``: the fitted estimate and open-card results on sampled
+deals."""
+
+from __future__ import annotations
+
+import random
+import time
+from itertools import pairwise
+
+import pytest
+
+from bot.ai import hard
+from bot.engine.game import apply, deal, derive_seed, layout_from_seed, new_game
+from bot.engine.rules import make_rules
+from bot.engine.state import BID, CONTRACT, Phase
+from bot.engine.views import TableView, view
+
+RULES = make_rules("classic")
+
+
+def contract_views(count: int) -> list[TableView]:
+    """Contract-phase views of the declarer, from deals bid and passed by ``hard``."""
+    out: list[TableView] = []
+    rng = random.Random(3)
+    k = 0
+    while len(out) < count:
+        dealer = k % 3
+        st = deal(new_game(RULES, seed=None, first_dealer=dealer),
+                  layout_from_seed(derive_seed(7, k), RULES, dealer))
+        k += 1
+        while st.phase not in (Phase.DEALING, Phase.GAME_OVER, Phase.PLAY):
+            v = view(st, st.to_act)
+            if v.phase == Phase.CONTRACT:
+                out.append(v)
+                break
+            st = apply(st, hard.choose(v, rng, time.monotonic() + 0.05))
+    return out
+
+
+def test_chances_fall_with_the_contract(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hard, "CONTRACT_SAMPLES", hard.CONTRACT_MIN_SAMPLES)
+    for v in contract_views(4):
+        values = sorted(a.value for a in v.legal if a.kind == CONTRACT)
+        ch = hard.contract_chances(v, values, random.Random(1), time.monotonic() + 60.0)
+        assert ch is not None and len(ch) == len(values)
+        assert all(0.0 <= p <= 1.0 for p in ch)
+        assert all(a >= b for a, b in pairwise(ch))
+
+
+def test_contract_is_legal_and_within_the_deadline() -> None:
+    for v in contract_views(5):
+        t0 = time.monotonic()
+        act = hard.choose_contract(v, random.Random(2), t0 + 0.2)
+        assert act in v.legal
+        assert time.monotonic() - t0 < 0.5
+
+
+def test_bid_chance_and_bid(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hard, "BID_SAMPLES", hard.CONTRACT_MIN_SAMPLES)
+    seen = 0
+    for k in range(12):
+        st = deal(new_game(RULES, seed=None, first_dealer=k % 3),
+                  layout_from_seed(derive_seed(11, k), RULES, k % 3))
+        if st.phase != Phase.BIDDING:
+            continue
+        v = view(st, st.to_act)
+        bids = sorted(a.value for a in v.legal if a.kind == BID)
+        q = hard.bid_chance(v, bids[0], random.Random(1), time.monotonic() + 60.0)
+        assert q is not None and 0.0 <= q <= 1.0
+        assert hard.choose_bid(v, random.Random(1), time.monotonic() + 0.1) in v.legal
+        seen += 1
+    assert seen >= 6

@@ -1,0 +1,196 @@
+"""Rendering and keyboards as plain functions of views (no Telegram)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from bot.engine.game import apply, legal_actions, new_game
+from bot.engine.rule_texts import RULE_ALIASES, RULE_TEXTS
+from bot.engine.rules import RULE_IDS, RULE_SPECS, make_rules
+from bot.engine.state import BID, CONTRACT, GameState, Phase
+from bot.engine.views import TableView, public_view, view
+from bot.i18n import has
+from bot.tg import callbacks as cb
+from bot.tg import render as R
+from bot.tg.model import Event, sheet_row
+
+SEATS = (R.SeatLabel("Анна"), R.SeatLabel("Борис <b>"), R.SeatLabel("Вера", computer=True),
+         R.SeatLabel("Глеб", auto=True))
+
+
+def states(players: int, preset: str = "full", seed: int = 1, steps: int = 700
+           ) -> Iterator[GameState]:
+    rng = random.Random(seed)
+    st = new_game(make_rules(preset, players=players), seed)
+    for _ in range(steps):
+        if st.phase == Phase.GAME_OVER:
+            return
+        yield st
+        st = apply(st, rng.choice(legal_actions(st)))
+
+
+def texts_of(r: R.Rendered) -> str:
+    return r.text + "\n" + "\n".join(b.text for row in r.keyboard for b in row)
+
+
+def card_strings(c: int) -> tuple[str, str]:
+    return R.card_text(c), R.card_button(c)
+
+
+def known_to(v: TableView) -> set[int]:
+    known = set(v.talon) | {c for _, c in v.gave} | set(v.discarded)
+    for t in v.tricks:
+        known |= {c for _, c in t.cards}
+    known |= {c for _, c in v.trick}
+    if v.received >= 0:
+        known.add(v.received)
+    return known
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("preset", ["classic", "full"])
+def test_no_message_shows_a_card_its_reader_may_not_know(players: int, preset: str) -> None:
+    info = R.TableInfo(12, SEATS[:players])
+    for st in states(players, preset, seed=players):
+        d = st.deal
+        assert d is not None
+        pv = public_view(st)
+        table = texts_of(R.render_table("ru", pv, info))
+        public_known = known_to(pv)
+        for seat in range(players):
+            v = view(st, seat)
+            hand = texts_of(R.render_hand("ru", v, info))
+            known = known_to(v) | set(v.hand)
+            for other in range(players):
+                if other == seat:
+                    continue
+                for c in set(d.hands[other]) - known:
+                    assert not any(s in hand for s in card_strings(c)), (seat, c, hand)
+            for c in set(d.hands[seat]) - public_known:
+                assert not any(s in table for s in card_strings(c)), (c, table)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_buttons_are_exactly_the_legal_actions(players: int) -> None:
+    info = R.TableInfo(5, SEATS[:players], (Event("timeout", 0), Event("unblind", 1, 125)))
+    for st in states(players, "full", seed=10 + players):
+        for seat in range(players):
+            v = view(st, seat)
+            r = R.render_hand("en", v, info)
+            assert len(r.text) <= R.MAX_TEXT
+            shown = []
+            for row in r.keyboard:
+                assert len(row) <= 8
+                for b in row:
+                    assert b.data is not None and len(b.data.encode()) <= cb.MAX_BYTES
+                    c = cb.decode(b.data)
+                    assert c is not None and c.version == st.version and c.game_id == 5
+                    action = c.action()
+                    assert action is not None
+                    shown.append(action)
+            legal = list(v.legal)
+            assert len(shown) == len(set(shown))
+            if seat != st.to_act:
+                assert not shown and "to move" in r.text
+                continue
+            assert set(shown) <= set(legal)
+            sampled = {BID, CONTRACT}
+            assert {a for a in legal if a.kind not in sampled} <= set(shown)
+            for kind in sampled:
+                values = [a for a in legal if a.kind == kind]
+                if values:  # the lowest and the highest are always offered
+                    assert values[0] in shown and values[-1] in shown
+            assert sum(len(row) for row in r.keyboard) <= 100
+
+
+def test_the_table_message_and_its_two_buttons() -> None:
+    st = next(s for s in states(3, "classic", seed=4) if s.phase == Phase.PLAY and s.deal
+              and s.deal.trick)
+    r = R.render_table("ru", public_view(st), R.TableInfo(3, SEATS[:3]))
+    assert "Взятка:" in r.text and "Ход:" in r.text and "Борис &lt;b&gt;" in r.text
+    assert [[b.data for b in row] for row in r.keyboard] == [["g3:0:h:", "g3:0:s:"]]
+
+
+def test_deal_summaries_and_every_note_have_words() -> None:
+    codes = set()
+    for players in (2, 3, 4):
+        for preset in ("classic", "full"):
+            last = None
+            for st in states(players, preset, seed=20 + players, steps=3000):
+                last = st
+            assert last is not None
+            for res in last.history:
+                row = sheet_row(res)
+                for lang in ("ru", "en"):
+                    lines = R.deal_summary(lang, row, SEATS[:players])
+                    assert lines and all(line for line in lines)
+                codes |= {n.code for n in res.notes}
+    for code in codes:
+        if code.startswith("redeal_"):
+            assert has(f"redeal.{code[7:]}"), code
+        else:
+            assert has(f"note.{code}"), code
+
+
+def test_score_sheet_is_monospace_and_fits_by_dropping_early_deals() -> None:
+    last = None
+    for st in states(3, "full", seed=2, steps=3000):
+        last = st
+    assert last is not None
+    rows = [sheet_row(r) for r in last.history]
+    text = R.render_score("ru", rows, SEATS[:3])
+    assert "<pre>" in text and "Анна" in text
+    many = rows * 40
+    for i, row in enumerate(many):
+        many[i] = dict(row, n=i + 1)
+    long = R.render_score("ru", many, SEATS[:3])
+    assert len(long) <= R.MAX_TEXT and "первые коны скрыты" in long
+    assert f"{len(many):>3} " in long  # the latest deal is kept
+
+
+def test_lobby_and_every_settings_page() -> None:
+    rules = make_rules("full")
+    for lang in ("ru", "en"):
+        pages = ["", "m"] + [f"s{k}" for k in range(len(R.SECTIONS))] + \
+            [f"r{i}" for i in range(len(RULE_IDS))]
+        for page in pages:
+            info = R.LobbyInfo(9, 4, rules, SEATS[:2], "hard", "Борис сел за стол", page)
+            r = R.render_lobby(lang, info)
+            assert len(r.text) <= R.MAX_TEXT
+            for row in r.keyboard:
+                for b in row:
+                    c = cb.decode(b.data)
+                    assert c is not None and c.game_id == 9 and c.version == 4, b
+                    if c.verb == cb.MENU:
+                        assert R.menu_page(c.arg) is not None
+                    if c.verb == cb.SET:
+                        i, j = map(int, c.arg.split("."))
+                        assert j < len(RULE_SPECS[RULE_IDS[i]].options)
+    lobby = R.render_lobby("ru", R.LobbyInfo(9, 4, rules, SEATS[:2], "hard"))
+    assert "полные правила" in lobby.text and "3. — свободно —" in lobby.text
+
+
+def test_rules_texts() -> None:
+    for lang in ("ru", "en"):
+        pieces = R.render_rules(lang, make_rules("full", penalty=100))
+        assert all(len(p) <= R.MAX_TEXT for p in pieces)
+        for rid in RULE_TEXTS:
+            assert len(R.render_rule(lang, rid, make_rules("classic"))) <= R.MAX_TEXT
+    assert R.find_rule("Бочка") == "barrel"
+    assert R.find_rule("втёмную") == "dark_play"
+    assert R.find_rule("bid step") == "bid_step"
+    assert R.find_rule("golden_round") == "golden_round"
+    assert R.find_rule("нет такого") is None
+    for alias, rid in RULE_ALIASES.items():
+        assert R.find_rule(alias) == rid
+
+
+def test_split_and_fit() -> None:
+    text = "\n".join("строка " * 30 for _ in range(100))
+    parts = R.split_text(text)
+    assert all(len(p) <= R.MAX_TEXT for p in parts) and len(parts) > 1
+    assert len(R.fit("x" * 5000)) <= R.MAX_TEXT
+    assert len(R.popup("слово " * 100)) <= R.MAX_POPUP
