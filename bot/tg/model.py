@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from bot.engine.game import apply, new_game
 from bot.engine.rules import Rules
-from bot.engine.state import BID, DARK, DealResult, GameState, Kind, parse_action
+from bot.engine.state import BID, DealResult, GameState, Kind, parse_action
 
 SeatKind = Literal["human", "computer"]
 
@@ -161,7 +161,3 @@ def sheet_row(res: DealResult) -> dict[str, Any]:
         "notes": [[n.code, n.seat, n.value] for n in res.notes],
         "winner": res.winner,
     }
-
-
-def is_dark_action(action: str) -> bool:
-    return action == DARK

@@ -710,10 +710,7 @@ class GameService:
         action = c.action()
         if action is None or action not in view(st, seat).legal:
             return Answer(t(lang, "popup.unknown"))
-        if reply is not None:
-            # The press is accepted: stop the button's spinner now, while the move is being
-            # stored.  Nobody sees the move before it is stored (the messages change after).
-            reply.soon(Answer())
+        # The move is stored (one transaction) before the presser or anyone else is answered.
         try:
             await self._commit(s, seat, action, BY_HUMAN)
         except IllegalAction:  # pragma: no cover - checked above
