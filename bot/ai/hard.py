@@ -7,7 +7,8 @@ legal move and averages the results; it stops at the deadline (and after
 declarer reaches the contract (and reaches it with 20 to spare, or misses it by
 more than 20), which is far faster than the exact value; near the end it uses
 the exact value. Everything else (bidding, the talon, passing, the contract)
-uses the hand estimate of ``evaluate`` with margins chosen for ``hard``.
+uses the hand estimate of ``evaluate`` with margins chosen for ``hard``; close bids and
+the contract also average in the open-card chance on sampled deals.
 """
 
 from __future__ import annotations
