@@ -25,9 +25,19 @@ class _Redacting(logging.Formatter):
         return text.replace(self.secret, "<token>") if self.secret else text
 
 
+class _NoStartupTraceback(logging.Filter):
+    """PTB logs a failed start-up (bad token, unreachable Bot API) with a traceback before
+    raising; ``main`` reports it in one clear line, so that record is dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.name.startswith("telegram") and
+                    "Bootstrap Initialize Application" in record.getMessage())
+
+
 def setup_logging(settings: Settings) -> None:
     handler = logging.StreamHandler()
     handler.setFormatter(_Redacting(settings.token))
+    handler.addFilter(_NoStartupTraceback())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level)

@@ -125,3 +125,34 @@ def test_play_in_terminal_saves_a_replayable_record(tmp_path: Path) -> None:
     state = load_record(copy.deepcopy(record))
     assert state.version > 20 and state.phase != Phase.GAME_OVER
     assert game_record(state, record["seats"]) == record
+
+
+@pytest.mark.parametrize(
+    ("env", "code", "expected"),
+    [
+        ({}, 2, "TELEGRAM_BOT_TOKEN is not set"),
+        ({"TELEGRAM_BOT_TOKEN": "123456:ABCdefGhIjkLmnoPQRstuVWxyz", "TURN_TIMEOUT": "abc"}, 2,
+         "TURN_TIMEOUT"),
+        ({"TELEGRAM_BOT_TOKEN": "123456:ABCdefGhIjkLmnoPQRstuVWxyz",
+          "TELEGRAM_API_URL": "http://127.0.0.1:9/bot"}, 1, "cannot talk to the Bot API"),
+    ],
+)
+def test_bot_start_up_problems_are_one_clear_line(tmp_path: Path, env: dict[str, str], code: int,
+                                                  expected: str) -> None:
+    """A missing token, a bad value or an unreachable Bot API: one line, no traceback, and
+    the token never printed."""
+    import os
+    import subprocess
+    import sys
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "TURN_"))}
+    clean.update(env, DATABASE_PATH=str(tmp_path / "db.sqlite3"))
+    res = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=clean,
+                         capture_output=True, text=True, timeout=60,
+                         check=False)
+    assert res.returncode == code
+    assert expected in res.stderr
+    assert "Traceback" not in res.stderr + res.stdout
+    assert "ABCdefGhIjkLmnoPQRstuVWxyz" not in res.stderr + res.stdout
+    assert [line for line in res.stderr.splitlines() if line.strip()] == [
+        res.stderr.strip()], res.stderr
