@@ -12,7 +12,7 @@ from typing import TextIO
 
 from bot.ai import LEVELS, choose_action
 from bot.engine import cards as C
-from bot.engine.game import apply, new_game
+from bot.engine.game import apply, defenders, new_game
 from bot.engine.record import game_record
 from bot.engine.rules import PRESETS, make_rules
 from bot.engine.state import (
@@ -38,9 +38,10 @@ def action_text(lang: str, a: Action, names: Sequence[str], v: TableView | None 
     """A short label of an action: "пас", "105", "снести 9♠ → Борис", "K♥ с марьяжем (+100)"."""
     card = C.fmt(a.card) if a.card >= 0 else ""
     if a.kind == GIVE and v is not None:
-        targets = [s for s in v.active if s != v.declarer and s not in {g for g, _ in v.gave}]
-        to = names[targets[0]] if targets and v.n != 2 else names[1 - v.seat] if v.n == 2 else ""
-        return t(lang, "term_act_give", card=card, to=to)
+        # the card goes to the next defender clockwise without one (two players: the opponent)
+        given = {g for g, _ in v.gave}
+        to = next(s for s in defenders(v) if s not in given)
+        return t(lang, "term_act_give", card=card, to=names[to])
     if a.kind == DECLARE:
         value = 200 if C.rank_of(a.card) == C.ACE else C.MARRIAGE_VALUES[C.suit_of(a.card)]
         return t(lang, "term_act_declare", card=card, value=value)
@@ -203,20 +204,13 @@ def play_game(
                     say(t(lang, "term_bad_choice", text=text, reason=e))
         else:
             action = choose_action(v, level, seed=seed * 7919 + state.version)
-            tricks_before = len(d.tricks)
             state = apply(state, action, seat)
             say(t(lang, "term_did", who=names[seat], action=action_text(lang, action, names, v)))
-            nd = state.deal
-            if nd is not None and nd.number == d.number and len(nd.tricks) > tricks_before:
-                last = nd.tricks[-1]
-                say(t(lang, "term_trick_won", who=names[last.winner],
-                      cards=" ".join(C.fmt(c) for _, c in last.cards)))
-        if seat == HUMAN and state.deal is not None and state.deal.number == d.number:
-            nd = state.deal
-            if len(nd.tricks) > len(d.tricks):
-                last = nd.tricks[-1]
-                say(t(lang, "term_trick_won", who=names[last.winner],
-                      cards=" ".join(C.fmt(c) for _, c in last.cards)))
+        nd = state.deal
+        if nd is not None and nd.number == d.number and len(nd.tricks) > len(d.tricks):
+            last = nd.tricks[-1]
+            say(t(lang, "term_trick_won", who=names[last.winner],
+                  cards=" ".join(C.fmt(c) for _, c in last.cards)))
         if len(state.history) >= d.number and state.history[d.number - 1].number == d.number:
             say(deal_summary(lang, state, names))
         save_record()

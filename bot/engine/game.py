@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import replace
+from typing import Protocol
 
 from . import cards as C
 from .rules import Rules
@@ -311,8 +312,18 @@ def _take_talon(s: GameState, declarer: int, bid: int) -> GameState:
     return replace(s, phase=Phase.PASSING, deal=d)
 
 
-def defenders(d: DealState) -> tuple[int, ...]:
-    """The declarer's opponents, clockwise from the declarer."""
+class _Seating(Protocol):
+    """A deal or a view of it: the seats in play and the declarer."""
+
+    @property
+    def active(self) -> tuple[int, ...]: ...
+
+    @property
+    def declarer(self) -> int: ...
+
+
+def defenders(d: _Seating) -> tuple[int, ...]:
+    """The declarer's opponents, clockwise from the declarer (of a deal or a seat's view)."""
     out = []
     seat = d.declarer
     for _ in range(len(d.active) - 1):
@@ -482,10 +493,6 @@ def legal_actions(state: GameState) -> list[Action]:
     if ph == Phase.PLAY:
         return play_options(s)
     return []
-
-
-def is_legal(state: GameState, action: Action) -> bool:
-    return action in legal_actions(state)
 
 
 # --- applying actions ---------------------------------------------------------------

@@ -8,7 +8,7 @@ state as the live game it was written from.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,16 +30,6 @@ def split_action(text: str) -> tuple[int, str]:
     if not sep or not seat_s.strip().lstrip("-").isdigit():
         raise IllegalAction(f"an action must be written 'seat:action', got {text!r}")
     return int(seat_s), action.strip()
-
-
-def replay_actions(
-    rules: Rules, seed: int, first_dealer: int | None, actions: Iterable[str]
-) -> GameState:
-    """A seeded game after ``actions`` ("seat:action" each); RecordError names the bad one."""
-    state = new_game(rules, seed=seed, first_dealer=first_dealer)
-    for k, text in enumerate(actions, 1):
-        state = _apply_text(state, text, f"action {k}")
-    return state
 
 
 def _apply_text(state: GameState, text: str, where: str) -> GameState:
