@@ -44,6 +44,10 @@ _MARKERS: Final[dict[str, tuple[str, float]]] = {  # event -> (marker, area)
 _EVENT_LEGEND: Final = ("barrel_on", "fall", "penalty", "samosval", "winner")
 
 
+def _num(v: int) -> str:
+    return f"−{-v}" if v < 0 else str(v)
+
+
 def _short(name: str, limit: int = 18) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
@@ -55,7 +59,7 @@ def _fp(size: float, bold: bool = False) -> FontProperties:
 def _legend(fig: Figure, items: list[tuple[dict[str, Any], str]], font: FontProperties
             ) -> None:
     """A legend right of the axes, placed by hand (matplotlib's legend costs 60 ms)."""
-    x0, y = 0.825, 0.88
+    x0, y = 0.775, 0.88
     for props, label in items:
         xs = [x0 + 0.0125] if props.get("ls") == "" else [x0, x0 + 0.0125, x0 + 0.025]
         line = Line2D(xs, [y] * len(xs), transform=fig.transFigure, **props)
@@ -76,7 +80,7 @@ def render_race_png(lang: str, names: Sequence[str], rows: Sequence[Mapping[str,
     n = sheet.players
     fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, facecolor="white")
     canvas = FigureCanvasAgg(fig)
-    ax = fig.add_axes((0.07, 0.1, 0.66, 0.8))
+    ax = fig.add_axes((0.07, 0.1, 0.68, 0.8))
     body, small, bold = _fp(11), _fp(10), _fp(15, bold=True)
 
     xs = [0, *[k + 1 for k in range(len(deals))]]
@@ -104,7 +108,7 @@ def render_race_png(lang: str, names: Sequence[str], rows: Sequence[Mapping[str,
         ax.plot(xs, ys, color=colour, lw=2.4, marker="o", ms=3.5, zorder=3,
                 solid_joinstyle="round")
         legend.append(({"color": colour, "lw": 2.4, "marker": "o", "ms": 3.5},
-                       _short(names[i])))
+                       f"{_short(names[i])} · {_num(sheet.totals[i])}"))
         points: dict[str, list[tuple[int, int]]] = {}
         for k, d in enumerate(deals):
             for m in d.marks[i]:
@@ -125,14 +129,14 @@ def render_race_png(lang: str, names: Sequence[str], rows: Sequence[Mapping[str,
                         "markeredgecolor": "#c5ccd6"}, pt(lang, f"pic.legend.{kind}")))
     _legend(fig, legend, body)
 
-    ax.set_xlim(0, last_x + 0.2)
+    ax.set_xlim(0, last_x + 0.6)
     ax.set_ylim(y_lo, y_hi)
     step = 1 if last_x <= 12 else (5 if last_x <= 60 else 10 * (1 + last_x // 120))
     xt = list(range(0, last_x + 1, step))
     ax.set_xticks(xt, [str(x) for x in xt], fontproperties=small)
     y0 = -(-y_lo // 200) * 200
     yt = list(range(int(y0), int(y_hi) + 1, 200))
-    ax.set_yticks(yt, [f"−{-y}" if y < 0 else str(y) for y in yt], fontproperties=small)
+    ax.set_yticks(yt, [_num(y) for y in yt], fontproperties=small)
     ax.grid(True, color="#e6e9ee", lw=0.8, zorder=0)
     ax.set_axisbelow(True)
     for side in ("top", "right"):

@@ -240,3 +240,11 @@ def test_docs_pictures(lang: str) -> None:
     _decode(race)
     _write_if_changed(DOCS / f"sheet-30-{lang}.png", sheet)
     _write_if_changed(DOCS / f"race-30-{lang}.png", race)
+
+
+def test_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.pictures.bench import bench_pictures
+
+    assert bench_pictures(["--deals", "3", "--runs", "1", "--lang", "en"]) in (0, 1)
+    out = capsys.readouterr().out
+    assert "score sheet" in out and "race chart" in out and "ms/picture" in out
