@@ -23,7 +23,6 @@ from bot.engine.state import (
     CONTRACT,
     DECLARE,
     GIVE,
-    KEEP,
     PASS,
     REDEAL,
     Action,
@@ -52,6 +51,18 @@ def choose(view: TableView, rng: random.Random, deadline: float | None) -> Actio
     if len(legal) == 1:
         return legal[0]
     ph = view.phase
+    if ph != Phase.PASSING and Action(REDEAL) in legal:
+        if len(view.active) == 3 and len(view.hand) == 7 and not normal.late_redeal(view):
+            est = fitted_points(view.hand, HARD_WEIGHTS7)
+            ask = est < 90
+        else:
+            ask = normal.choose_redeal(view) == Action(REDEAL)
+        if ask:
+            return Action(REDEAL)
+        view = normal.without_redeal(view)
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
     if ph == Phase.PLAY and not view.rules.stock_mode:
         act = choose_play(view, rng, deadline)
         if act is not None:
@@ -59,9 +70,6 @@ def choose(view: TableView, rng: random.Random, deadline: float | None) -> Actio
     three = len(view.active) == 3  # the fitted estimate is for hands of seven and eight
     if three and ph == Phase.BIDDING and view.kind.value != "dark":
         return choose_bid(view, rng, deadline)
-    if three and ph == Phase.REDEAL and view.declarer < 0:
-        est = fitted_points(view.hand, HARD_WEIGHTS7)
-        return Action(REDEAL) if est < 90 else Action(KEEP)
     if three and ph == Phase.PASSING:
         return choose_pass(view)
     if three and ph == Phase.CONTRACT:

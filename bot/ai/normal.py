@@ -10,6 +10,7 @@ as it may.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from itertools import combinations
 
 from bot.engine import cards as C
@@ -110,9 +111,21 @@ def choose_bid(view: TableView, margin: float = 5.0) -> Action:
     return Action(BID, value=ok[0])
 
 
+def late_redeal(view: TableView) -> bool:
+    """Whether a redeal offered now is the one of four nines after the pass (else the
+    request with the seat's first decision, on the hand it was dealt)."""
+    return (view.rules.redeal_after_pass and view.phase in (Phase.CONTRACT, Phase.PLAY)
+            and C.count_rank(view.hand, NINE) == 4 and view.declarer >= 0)
+
+
+def without_redeal(view: TableView) -> TableView:
+    """The view with the redeal request dropped from the legal actions (it was declined)."""
+    return replace(view, legal=tuple(a for a in view.legal if a.kind != REDEAL))
+
+
 def choose_redeal(view: TableView) -> Action:
     r = view.rules
-    if view.declarer >= 0:  # after the pass: four nines
+    if late_redeal(view):  # after the pass: four nines
         if r.four_nines_bonus:
             return Action(KEEP)
         if view.seat == view.declarer:
@@ -320,12 +333,19 @@ def choose(view: TableView, rng: random.Random) -> Action:
         return legal[0]
     if ph == Phase.DARK:
         return Action(LIGHT) if Action(LIGHT) in legal else Action(DARK)
-    if ph == Phase.REDEAL:
-        return choose_redeal(view)
+    if ph != Phase.PASSING and Action(REDEAL) in legal:
+        # a private request: with the seat's first decision, or four nines after the pass
+        if choose_redeal(view) == Action(REDEAL):
+            return Action(REDEAL)
+        view = without_redeal(view)
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
     if ph == Phase.BIDDING:
         return choose_bid(view)
     if ph == Phase.TALON:
-        return Action(TALON, value=rng.choice((1, 2)))
+        talons = [a for a in legal if a.kind == TALON]
+        return rng.choice(talons)
     if ph == Phase.PASSING:
         return choose_pass(view)
     if ph == Phase.CONTRACT:

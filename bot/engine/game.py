@@ -24,7 +24,6 @@ from .state import (
     DECLARE,
     DISCARD,
     GIVE,
-    KEEP,
     LIGHT,
     PASS,
     PLAY,
@@ -81,24 +80,27 @@ def layout_from_seed(seed: int, rules: Rules, dealer: int) -> Layout:
 def check_layout(rules: Rules, dealer: int, layout: Layout) -> None:
     n = rules.players
     if len(layout.hands) != n:
-        raise IllegalAction(f"the deal needs {n} hands, got {len(layout.hands)}")
+        raise IllegalAction(f"the deal needs {n} hands, got {len(layout.hands)}",
+                            "layout_hands", want=n, got=len(layout.hands))
     size = hand_size(rules)
     active = set(active_seats(rules, dealer))
     for seat, hand in enumerate(layout.hands):
         want = size if seat in active else 0
         if len(hand) != want:
-            raise IllegalAction(f"seat {seat} must get {want} cards, got {len(hand)}")
+            raise IllegalAction(f"seat {seat} must get {want} cards, got {len(hand)}",
+                                "layout_hand_size", seat=seat, want=want, got=len(hand))
     talon_size = 24 - size * len(active)
     if len(layout.talon) != talon_size:
-        raise IllegalAction(f"the talon must have {talon_size} cards, got {len(layout.talon)}")
+        raise IllegalAction(f"the talon must have {talon_size} cards, got {len(layout.talon)}",
+                            "layout_talon_size", want=talon_size, got=len(layout.talon))
     every = [c for h in layout.hands for c in h] + list(layout.talon)
     bad = [c for c in every if not 0 <= c < 24]
     if bad:
-        raise IllegalAction(f"unknown card number {bad[0]}")
+        raise IllegalAction(f"unknown card number {bad[0]}", "layout_card_number", number=bad[0])
     seen: set[int] = set()
     for c in every:
         if c in seen:
-            raise IllegalAction(f"duplicate card {C.fmt(c)}")
+            raise IllegalAction(f"duplicate card {C.fmt(c)}", "layout_duplicate", card=c)
         seen.add(c)
 
 
@@ -107,7 +109,8 @@ def new_game(rules: Rules, seed: int | None = None, first_dealer: int | None = N
     if first_dealer is None:
         first_dealer = random.Random(derive_seed(seed, -1)).randrange(n) if seed is not None else 0
     if not 0 <= first_dealer < n:
-        raise IllegalAction(f"no seat {first_dealer} at a table of {n}")
+        raise IllegalAction(f"no seat {first_dealer} at a table of {n}", "no_seat",
+                            seat=first_dealer, n=n)
     zero = (0,) * n
     state = GameState(
         rules=rules,
@@ -136,7 +139,8 @@ def new_game(rules: Rules, seed: int | None = None, first_dealer: int | None = N
 def deal(state: GameState, layout: Layout) -> GameState:
     """Deal explicit cards (a game without a seed, or a record written by hand)."""
     if state.phase != Phase.DEALING:
-        raise IllegalAction(f"cards can only be dealt between deals, not in phase {state.phase}")
+        raise IllegalAction(f"cards can only be dealt between deals, not in phase {state.phase}",
+                            "deal_not_now", phase=str(state.phase))
     return _deal(state, layout)  # dealing is not a seat's action: the version stays
 
 
@@ -168,7 +172,7 @@ def _deal(state: GameState, layout: Layout) -> GameState:
         return replace(s, deal=replace(d, leader=forehand, to_act=forehand))
     if _dark_offered(s):
         return replace(s, phase=Phase.DARK)
-    return _after_dark(s)
+    return _start_auction(s)
 
 
 def _sitters(state: GameState) -> list[int]:
@@ -219,18 +223,55 @@ def talon_redeal_reason(rules: Rules, d: DealState) -> str | None:
     return None
 
 
-def _after_dark(s: GameState) -> GameState:
-    d = s.deal
-    assert d is not None
-    queue = tuple(
-        seat
-        for seat in d.active
-        if not (d.kind == Kind.DARK and seat == d.forehand)
-        and hand_redeal_reason(s.rules, d.hands[seat], seat == d.forehand) is not None
+def hand_redeals_possible(rules: Rules) -> bool:
+    """Whether any hand may ask for a redeal before bidding under ``rules`` (§5.3)."""
+    return not rules.stock_mode and (
+        rules.redeal_hand_below is not None
+        or rules.redeal_four_nines
+        or rules.redeal_three_nines != "off"
+        or rules.redeal_four_jacks
     )
-    if queue:
-        return replace(s, phase=Phase.REDEAL, deal=replace(d, redeal_queue=queue, to_act=queue[0]))
-    return _start_auction(s)
+
+
+def has_decided(d: DealState, seat: int) -> bool:
+    """Whether ``seat`` has taken a decision in this deal after looking at its cards (the
+    forehand's choice of a dark game is taken before looking and does not count)."""
+    prefix = f"{seat}:"
+    return any(a.startswith(prefix) and a[len(prefix):] not in (DARK, LIGHT) for a in d.actions)
+
+
+def _went_dark(d: DealState, seat: int) -> bool:
+    return seat == d.forehand and (d.kind == Kind.DARK or d.unblinded)
+
+
+def hand_redeal_open(s: GameState, seat: int) -> str | None:
+    """The reason ``seat`` may ask for a redeal now, privately, with its first decision of
+    the deal (§2.3), or None. Only the seat to act, only before its first decision."""
+    d = s.deal
+    if d is None or s.phase not in (Phase.BIDDING, Phase.TALON, Phase.PLAY):
+        return None
+    if seat != d.to_act or s.rules.stock_mode or has_decided(d, seat) or _went_dark(d, seat):
+        return None
+    return hand_redeal_reason(s.rules, d.layout.hands[seat], seat == d.forehand)
+
+
+def late_redeal_open(s: GameState, seat: int) -> bool:
+    """``redeal_after_pass``: ``seat`` holds four nines after the pass and has not played a
+    card yet; it may ask at any moment, even out of turn (§2.3, §5.3)."""
+    d = s.deal
+    if d is None or not s.rules.redeal_after_pass or s.phase not in (Phase.CONTRACT, Phase.PLAY):
+        return False
+    if seat not in d.four_nines:
+        return False
+    played = any(st == seat for t in d.tricks for st, _ in t.cards)
+    return not played and all(st != seat for st, _ in d.trick)
+
+
+def out_of_turn_actions(s: GameState, seat: int) -> list[Action]:
+    """What ``seat`` may do now although it is not its turn: a late redeal request."""
+    if s.deal is None or seat == s.to_act or not late_redeal_open(s, seat):
+        return []
+    return [Action(REDEAL)]
 
 
 def _start_auction(s: GameState) -> GameState:
@@ -280,11 +321,11 @@ def bid_options(s: GameState, seat: int) -> list[int]:
     r, d = s.rules, s.deal
     assert d is not None
     hand = d.hands[seat]
+    if r.min_total_to_bid is not None and s.totals[seat] < r.min_total_to_bid:
+        return []  # silenced: no raise, and no unblinding a dark game either (§5.1)
     if d.kind == Kind.DARK and not d.unblinded:
         if seat != d.forehand and C.marriages_in(hand):
             return [125]
-        return []
-    if r.min_total_to_bid is not None and s.totals[seat] < r.min_total_to_bid:
         return []
     cap = bid_cap(r, hand)
     step = r.bid_step
@@ -301,8 +342,24 @@ def _take_talon(s: GameState, declarer: int, bid: int) -> GameState:
     r, d = s.rules, s.deal
     assert d is not None
     d = replace(d, declarer=declarer, bid=bid, bidder=declarer, contract=bid, to_act=declarer)
-    if r.players == 2:
+    if r.players == 2 or _takes_by_hand(s, d, declarer):
         return replace(s, phase=Phase.TALON, deal=d)
+    return _open_talon(replace(s, deal=d))
+
+
+def _takes_by_hand(s: GameState, d: DealState, declarer: int) -> bool:
+    """Three or four players: a declarer that has made no decision yet in this deal (a
+    forehand both opponents passed, a golden forehand, a sitter taking the talon without
+    bidding) takes the talon by hand, its chance to ask for a redeal first. Decided on
+    public facts only, so the pause says nothing about any hand."""
+    return (hand_redeals_possible(s.rules) and not has_decided(d, declarer)
+            and not _went_dark(d, declarer))
+
+
+def _open_talon(s: GameState) -> GameState:
+    r, d = s.rules, s.deal
+    assert d is not None
+    declarer, bid = d.declarer, d.bid
     hidden = d.kind in (Kind.GOLDEN, Kind.DARK) or (
         r.talon_hidden_on_100 and bid == 100 and not d.raised and declarer == d.forehand
     )
@@ -374,26 +431,29 @@ def may_concede(s: GameState) -> bool:
     return not (d.kind == Kind.DARK and not r.dark_rospis)
 
 
+def contract_forced(s: GameState) -> bool:
+    """Whether the contract is the bid whatever the declarer holds and it may not concede:
+    then the contract step is skipped. Decided on public facts only (the kind of deal, the
+    bid, the rules), never on the hand, so skipping it tells nobody anything; a declarer
+    whose hand alone allows no higher contract is still asked (one button)."""
+    r, d = s.rules, s.deal
+    assert d is not None
+    if may_concede(s):
+        return False
+    if d.kind == Kind.DARK or (d.kind == Kind.GOLDEN and not r.golden_raise):
+        return True
+    return d.bid + r.bid_step > r.max_bid
+
+
 def _after_passing(s: GameState) -> GameState:
     d = s.deal
     assert d is not None
     nines = tuple(seat for seat in d.active if C.count_rank(d.hands[seat], C.NINE) == 4)
     d = replace(d, four_nines=nines)
     s = replace(s, deal=d)
-    options = contract_options(s)
-    if len(options) == 1 and not may_concede(s):
-        return _before_play(replace(s, deal=replace(d, contract=options[0])))
+    if contract_forced(s):
+        return _start_play(replace(s, deal=replace(d, contract=contract_options(s)[0])))
     return replace(s, phase=Phase.CONTRACT)
-
-
-def _before_play(s: GameState) -> GameState:
-    d = s.deal
-    assert d is not None
-    if s.rules.redeal_after_pass and d.four_nines:
-        queue = tuple(seat for seat in d.active if seat in d.four_nines)
-        d = replace(d, redeal_queue=queue, redeal_late=True, to_act=queue[0])
-        return replace(s, phase=Phase.REDEAL, deal=d)
-    return _start_play(s)
 
 
 def _start_play(s: GameState) -> GameState:
@@ -467,14 +527,18 @@ def legal_actions(state: GameState) -> list[Action]:
         return []
     r = s.rules
     ph = s.phase
+    seat = d.to_act
+    redeal = [Action(REDEAL)] if (
+        hand_redeal_open(s, seat) is not None or late_redeal_open(s, seat)
+    ) else []
     if ph == Phase.DARK:
         return [Action(DARK), Action(LIGHT)]
-    if ph == Phase.REDEAL:
-        return [Action(REDEAL), Action(KEEP)]
     if ph == Phase.BIDDING:
-        return [Action(PASS)] + [Action(BID, value=v) for v in bid_options(s, d.to_act)]
+        return [Action(PASS)] + [Action(BID, value=v) for v in bid_options(s, seat)] + redeal
     if ph == Phase.TALON:
-        return [Action(TALON, value=1), Action(TALON, value=2)]
+        if r.players == 2:
+            return [Action(TALON, value=1), Action(TALON, value=2), *redeal]
+        return [Action(TALON, value=1), *redeal]
     if ph == Phase.PASSING:
         hand = d.hands[d.declarer]
         if r.players == 2:
@@ -489,10 +553,18 @@ def legal_actions(state: GameState) -> list[Action]:
         out = [Action(CONTRACT, value=v) for v in contract_options(s)]
         if may_concede(s):
             out.append(Action(CONCEDE))
-        return out
+        return out + redeal
     if ph == Phase.PLAY:
-        return play_options(s)
+        return play_options(s) + redeal
     return []
+
+
+def seat_actions(state: GameState, seat: int) -> list[Action]:
+    """What ``seat`` may do now: its legal actions on its turn, else a late redeal request
+    (``redeal_after_pass``) or nothing."""
+    if seat == state.to_act:
+        return legal_actions(state)
+    return out_of_turn_actions(state, seat)
 
 
 # --- applying actions ---------------------------------------------------------------
@@ -504,50 +576,211 @@ def apply(state: GameState, action: Action | str, seat: int | None = None) -> Ga
         action = parse_action(action)
     d = state.deal
     if state.phase == Phase.GAME_OVER:
-        raise IllegalAction("the game is over")
+        raise IllegalAction("the game is over", "game_over")
     if d is None or state.phase == Phase.DEALING:
-        raise IllegalAction("no deal in progress: the cards must be dealt first")
-    if seat is not None and seat != d.to_act:
-        raise IllegalAction(f"it is seat {d.to_act}'s turn, not seat {seat}'s")
-    legal = legal_actions(state)
-    if action not in legal:
-        raise IllegalAction(_why_illegal(state, action, legal))
+        raise IllegalAction("no deal in progress: the cards must be dealt first", "no_deal")
     actor = d.to_act
+    if seat is not None and seat != d.to_act:
+        if action not in out_of_turn_actions(state, seat):
+            raise IllegalAction(f"it is seat {d.to_act}'s turn, not seat {seat}'s",
+                                "not_your_turn", seat=seat, to_act=d.to_act)
+        actor = seat
+    else:
+        legal = legal_actions(state)
+        if action not in legal:
+            raise _why_illegal(state, action, legal)
     d = replace(d, actions=(*d.actions, f"{actor}:{action}"))
     s = replace(state, deal=d, version=state.version + 1)
+    if action.kind == REDEAL:
+        if state.phase == Phase.PASSING:
+            reason = talon_redeal_reason(s.rules, d) or "talon"
+        else:
+            reason = hand_redeal_open(state, actor) or "four_nines_after_pass"
+        return _redeal(s, actor, reason)
     return _APPLY[s.phase](s, actor, action)
 
 
-def _why_illegal(s: GameState, action: Action, legal: list[Action]) -> str:
-    d = s.deal
+def _why_illegal(s: GameState, action: Action, legal: list[Action]) -> IllegalAction:
+    """Why ``action`` is refused: an English sentence, a code and its parameters."""
+    r, d = s.rules, s.deal
     assert d is not None
-    kinds = sorted({a.kind for a in legal})
+    seat = d.to_act
+    kinds = {a.kind for a in legal}
+    hand = d.hands[seat]
+    holds = action.kind in (PLAY, DECLARE, GIVE, DISCARD) and action.card in hand
+    if action.kind in (PLAY, DECLARE, GIVE, DISCARD) and action.kind in kinds and not holds:
+        return IllegalAction(f"{C.fmt(action.card)} is not in seat {seat}'s hand",
+                             "card_not_in_hand", card=action.card, seat=seat)
+    if action.kind == DECLARE:
+        return _why_not_declare(s, action.card)
+    if action.kind == REDEAL:
+        if s.phase == Phase.PASSING:
+            return IllegalAction("a redeal on seeing the talon is not allowed with this talon",
+                                 "redeal_talon_not_allowed")
+        return IllegalAction(
+            "a redeal may be asked only with the seat's first decision of the deal, by a hand "
+            "that qualifies (or, with redeal_after_pass, holding four nines until its first "
+            "card)", "redeal_not_now")
+    if action.kind == CONCEDE and s.phase == Phase.CONTRACT:
+        return _why_not_concede(s)
     if action.kind not in kinds:
-        return f"{action} is not possible now (phase {s.phase}; possible: {', '.join(kinds)})"
+        return IllegalAction(f"{action} is not possible now (phase {s.phase}; possible: "
+                             f"{', '.join(sorted(kinds))})", "not_now", kind=action.kind,
+                             phase=str(s.phase))
     if action.kind == BID:
-        values = [a.value for a in legal if a.kind == BID]
-        if not values:
-            return f"bid {action.value} refused: seat {d.to_act} may only pass"
-        if action.value > values[-1]:
-            return (f"bid {action.value} refused: the highest bid this hand allows is "
-                    f"{values[-1]} (above 120 a bid needs a marriage)")
-        return f"bid {action.value} refused: possible bids are {values[0]}…{values[-1]}"
+        return _why_not_bid(s, action.value, [a.value for a in legal if a.kind == BID])
     if action.kind == CONTRACT:
-        values = [a.value for a in legal if a.kind == CONTRACT]
-        return f"contract {action.value} refused: possible are {values[0]}…{values[-1]}"
-    if action.kind in (PLAY, DECLARE, GIVE, DISCARD):
-        hand = d.hands[d.to_act]
-        if action.card not in hand:
-            return f"{C.fmt(action.card)} is not in seat {d.to_act}'s hand"
-        if action.kind == DECLARE:
-            return f"a marriage cannot be declared with {C.fmt(action.card)} now"
+        return _why_not_contract(s, action.value, [a.value for a in legal if a.kind == CONTRACT])
+    if action.kind == TALON:
+        if r.players == 2:
+            return IllegalAction("choose talon 1 or 2", "talon_choice")
+        return IllegalAction("there is one talon: take it with 'talon 1'", "talon_one")
+    if action.kind == PLAY:
         if d.trick:
             led = C.suit_of(d.trick[0][1])
             if any(C.suit_of(c) == led for c in hand):
-                return f"must follow suit ({C.SUITS[led]})"
-            return f"must play a trump ({C.SUITS[d.trump]})"
-        return f"{C.fmt(action.card)} may not be led now"
-    return f"{action} is not possible now"
+                return IllegalAction(f"must follow suit ({C.SUITS[led]})", "must_follow",
+                                     suit=led)
+            return IllegalAction(f"must play a trump ({C.SUITS[d.trump]})", "must_trump",
+                                 suit=d.trump)
+        return _why_not_lead(s, action.card)
+    return IllegalAction(f"{action} is not possible now", "not_now", kind=action.kind,
+                         phase=str(s.phase))
+
+
+def _why_not_lead(s: GameState, card: int) -> IllegalAction:
+    r, d = s.rules, s.deal
+    assert d is not None
+    if r.must_lead_trump and d.trump >= 0 and C.suit_of(card) != d.trump:
+        return IllegalAction(
+            f"must_lead_trump: on its first lead of the deal a seat holding trumps must lead "
+            f"one ({C.SUITS[d.trump]})", "must_lead_trump", suit=d.trump, rule="must_lead_trump")
+    if r.no_lead_foreign_trump and d.trump >= 0:
+        return IllegalAction(
+            f"no_lead_foreign_trump: on its first lead of the deal a seat may not lead the "
+            f"trump another seat declared ({C.SUITS[d.trump]}) while it holds other cards",
+            "no_lead_foreign_trump", suit=d.trump, rule="no_lead_foreign_trump")
+    return IllegalAction(f"{C.fmt(card)} may not be led now", "lead_not_now", card=card)
+
+
+def _why_not_declare(s: GameState, card: int) -> IllegalAction:
+    r, d = s.rules, s.deal
+    assert d is not None
+    seat = d.to_act
+    hand = d.hands[seat]
+    if s.phase != Phase.PLAY:
+        return IllegalAction("a marriage is declared in play, by the seat on lead",
+                             "declare_not_in_play", card=card)
+    if card not in hand:
+        return IllegalAction(f"{C.fmt(card)} is not in seat {seat}'s hand",
+                             "card_not_in_hand", card=card, seat=seat)
+    if d.trick:
+        return IllegalAction(
+            f"declare {C.fmt(card)} is not possible now: a marriage can be declared only by "
+            "the player on lead, leading its K or Q", "declare_not_on_lead", card=card)
+    if C.rank_of(card) == C.ACE:
+        if not r.ace_marriage:
+            return IllegalAction("the ace marriage is not played at this table (ace_marriage)",
+                                 "declare_ace_marriage_off", rule="ace_marriage")
+        if not C.has_four_aces(hand):
+            return IllegalAction("the ace marriage needs all four aces in hand",
+                                 "declare_no_four_aces")
+        if any(m.seat == seat and m.suit == 4 for m in d.declared):
+            return IllegalAction("the ace marriage was already declared",
+                                 "declare_ace_marriage_done")
+        return IllegalAction(
+            "the ace marriage can be declared only after taking a trick not won with an ace",
+            "declare_ace_needs_trick")
+    if C.rank_of(card) not in (C.KING, C.QUEEN):
+        return IllegalAction(f"a marriage is declared by leading its K or Q, not {C.fmt(card)}",
+                             "declare_not_king_queen", card=card)
+    su = C.suit_of(card)
+    if su not in C.marriages_in(hand):
+        return IllegalAction(f"declare {C.fmt(card)}: the hand does not hold both K and Q of "
+                             f"{C.SUITS[su]}", "declare_no_marriage", card=card, suit=su)
+    if not (r.stock_mode or r.marriage_first_lead or d.ntricks[seat] > 0):
+        return IllegalAction(
+            f"declare {C.fmt(card)} is not possible now: a marriage can be declared only by "
+            "the player on lead after taking a trick in this deal", "declare_needs_trick",
+            card=card)
+    return _why_not_lead(s, card)
+
+
+def _why_not_concede(s: GameState) -> IllegalAction:
+    r, d = s.rules, s.deal
+    assert d is not None
+    if not r.rospis:
+        return IllegalAction("concession is not played at this table (rospis)",
+                             "concede_rule_off", rule="rospis")
+    if r.barrel and s.barrel[d.declarer] >= 0:
+        return IllegalAction("a seat on the barrel may not concede", "concede_sitter")
+    if r.rospis_barrel_blocks_all and _sitters(s):
+        return IllegalAction("rospis_barrel_blocks_all: nobody may concede while a seat sits "
+                             "on the barrel", "concede_barrel_blocks_all",
+                             rule="rospis_barrel_blocks_all")
+    if r.rospis_limit is not None and s.rospis_count[d.declarer] >= r.rospis_limit:
+        return IllegalAction(f"rospis_limit: no more than {r.rospis_limit} concessions in a game",
+                             "concede_limit", limit=r.rospis_limit, rule="rospis_limit")
+    return IllegalAction("a dark game may not be conceded (dark_rospis)", "concede_dark",
+                         rule="dark_rospis")
+
+
+def _why_not_bid(s: GameState, value: int, values: list[int]) -> IllegalAction:
+    r, d = s.rules, s.deal
+    assert d is not None
+    seat = d.to_act
+    dark = d.kind == Kind.DARK and not d.unblinded
+    if r.min_total_to_bid is not None and s.totals[seat] < r.min_total_to_bid:
+        return IllegalAction(
+            f"bid {value} refused: min_total_to_bid: a seat whose total "
+            f"({s.totals[seat]}) is below {r.min_total_to_bid} may only pass",
+            "bid_min_total", total=s.totals[seat], least=r.min_total_to_bid,
+            rule="min_total_to_bid")
+    if dark:
+        if not values:
+            return IllegalAction("a dark game can be unblinded only by a seat holding a marriage",
+                                 "unblind_needs_marriage")
+        return IllegalAction("a dark game is unblinded by a bid of exactly 125",
+                             "unblind_only_125", bid=values[0])
+    if value % r.bid_step:
+        return IllegalAction(f"bid {value} refused: bids go in steps of {r.bid_step}",
+                             "bid_step", step=r.bid_step)
+    lo = values[0] if values else d.bid + r.bid_step
+    if value < lo:
+        return IllegalAction(f"bid {value} refused: the least possible bid is {lo}",
+                             "bid_too_low", least=lo)
+    if value > r.max_bid:
+        return IllegalAction(f"bid {value} refused: max_bid: no bid above {r.max_bid}",
+                             "bid_above_max", most=r.max_bid, rule="max_bid")
+    cap = bid_cap(r, d.hands[seat])
+    if value > cap:
+        return IllegalAction(
+            f"bid {value} refused: the highest bid this hand allows is {cap} (above 120 a bid "
+            "needs a marriage)", "bid_needs_marriage", most=cap)
+    return IllegalAction(f"bid {value} refused: bid_jumps is off, each raise is one step "
+                         f"(only {lo})", "bid_no_jumps", least=lo, rule="bid_jumps")
+
+
+def _why_not_contract(s: GameState, value: int, values: list[int]) -> IllegalAction:
+    r, d = s.rules, s.deal
+    assert d is not None
+    if d.kind == Kind.DARK:
+        return IllegalAction("a dark game is played at 120", "contract_dark")
+    if d.kind == Kind.GOLDEN and not r.golden_raise:
+        return IllegalAction("a golden deal is played at 120 (golden_raise is off)",
+                             "contract_golden", rule="golden_raise")
+    if value < d.bid:
+        return IllegalAction(f"contract {value} refused: the contract is at least the bid "
+                             f"{d.bid}", "contract_below_bid", bid=d.bid)
+    if value % r.bid_step:
+        return IllegalAction(f"contract {value} refused: contracts go in steps of {r.bid_step}",
+                             "bid_step", step=r.bid_step)
+    if value > r.max_bid:
+        return IllegalAction(f"contract {value} refused: max_bid: no contract above "
+                             f"{r.max_bid}", "bid_above_max", most=r.max_bid, rule="max_bid")
+    return IllegalAction(
+        f"contract {value} refused: the highest contract this hand allows is {values[-1]} "
+        "(above 120 a contract needs a marriage)", "contract_needs_marriage", most=values[-1])
 
 
 def _apply_dark(s: GameState, seat: int, a: Action) -> GameState:
@@ -555,24 +788,7 @@ def _apply_dark(s: GameState, seat: int, a: Action) -> GameState:
     assert d is not None
     if a.kind == DARK:
         s = replace(s, deal=replace(d, kind=Kind.DARK))
-    return _after_dark(s)
-
-
-def _apply_redeal(s: GameState, seat: int, a: Action) -> GameState:
-    d = s.deal
-    assert d is not None
-    if a.kind == REDEAL:
-        if d.redeal_late:
-            reason = "four_nines_after_pass"
-        else:
-            reason = hand_redeal_reason(s.rules, d.hands[seat], seat == d.forehand) or "hand"
-        return _redeal(s, seat, reason)
-    queue = d.redeal_queue[1:]
-    d = replace(d, redeal_queue=queue)
-    if queue:
-        return replace(s, deal=replace(d, to_act=queue[0]))
-    s = replace(s, deal=replace(d, redeal_late=False))
-    return _start_play(s) if d.redeal_late else _start_auction(s)
+    return _start_auction(s)
 
 
 def _redeal(s: GameState, seat: int, reason: str) -> GameState:
@@ -631,6 +847,8 @@ def _apply_bidding(s: GameState, seat: int, a: Action) -> GameState:
 def _apply_talon(s: GameState, seat: int, a: Action) -> GameState:
     d = s.deal
     assert d is not None
+    if s.rules.players != 2:
+        return _open_talon(s)
     chosen = d.talon[:2] if a.value == 1 else d.talon[2:]
     rest = d.talon[2:] if a.value == 1 else d.talon[:2]
     hands = list(d.hands)
@@ -644,9 +862,6 @@ def _apply_talon(s: GameState, seat: int, a: Action) -> GameState:
 def _apply_passing(s: GameState, seat: int, a: Action) -> GameState:
     d = s.deal
     assert d is not None
-    if a.kind == REDEAL:
-        reason = talon_redeal_reason(s.rules, d) or "talon"
-        return _redeal(s, seat, reason)
     hands = list(d.hands)
     hands[seat] = tuple(c for c in hands[seat] if c != a.card)
     if a.kind == DISCARD:
@@ -667,7 +882,7 @@ def _apply_contract(s: GameState, seat: int, a: Action) -> GameState:
     assert d is not None
     if a.kind == CONCEDE:
         return _finish_deal(s, conceded=True)
-    return _before_play(replace(s, deal=replace(d, contract=a.value)))
+    return _start_play(replace(s, deal=replace(d, contract=a.value)))
 
 
 def _apply_play(s: GameState, seat: int, a: Action) -> GameState:
@@ -739,7 +954,6 @@ def _finish_deal(s: GameState, conceded: bool) -> GameState:
 
 _APPLY = {
     Phase.DARK: _apply_dark,
-    Phase.REDEAL: _apply_redeal,
     Phase.BIDDING: _apply_bidding,
     Phase.TALON: _apply_talon,
     Phase.PASSING: _apply_passing,

@@ -57,6 +57,7 @@ def score_deal(s: GameState, conceded: bool) -> GameState:
     barrel = list(s.barrel)
     frozen = r.barrel_freezes_defenders and decl in sitters_before
     bolt_seats: dict[int, int] = {}  # seat -> bolts to add
+    streak_broken: list[int] = []  # bolts_in_a_row: seats whose streak a won trick ends
     bolt_size = 2 if (d.kind == Kind.GOLDEN and r.golden_double_bolts) or (
         d.kind == Kind.DARK and r.dark_double_bolts
     ) else 1
@@ -112,10 +113,6 @@ def score_deal(s: GameState, conceded: bool) -> GameState:
                 continue
             base[i] = (C.round5(d.taken[i]) + pts[i] - d.taken[i]) * mult
             notes.append(Note("defender_points", i, base[i]))
-        for i in d.four_nines:
-            if r.four_nines_bonus:
-                base[i] += 120 * mult
-                notes.append(Note("four_nines_bonus", i, 120 * mult))
         # bolts
         for i in d.active:
             if i in sitters_before or (frozen and i != decl):
@@ -125,7 +122,13 @@ def score_deal(s: GameState, conceded: bool) -> GameState:
             if d.ntricks[i] == 0:
                 bolt_seats[i] = bolt_size
             elif r.bolts_in_a_row:
-                bolts[i] = 0
+                streak_broken.append(i)
+    if r.four_nines_bonus and not r.stock_mode:
+        # four nines left in hand after the pass: +120, declarer or defender, played or
+        # conceded, doubled with the deal (§5.7)
+        for i in d.four_nines:
+            base[i] += 120 * mult
+            notes.append(Note("four_nines_bonus", i, 120 * mult))
     if r.players == 4 and r.dealer_scores_talon and not r.stock_mode:
         dealer = d.dealer
         talon = d.layout.talon
@@ -156,19 +159,7 @@ def score_deal(s: GameState, conceded: bool) -> GameState:
     # 3. add to the totals
     for i in range(n):
         totals[i] += base[i]
-    # 4. bolts and their penalties
-    for i, count in sorted(bolt_seats.items()):
-        bolts[i] += count
-        bolts_game[i] += count
-        marks[i].append("bolt")
-        notes.append(Note("bolt", i, bolts_game[i]))
-        if bolts[i] >= r.bolts_limit:
-            bolts[i] -= r.bolts_limit
-            fine = r.penalty * (2 if d.kind == Kind.GOLDEN else 1)
-            totals[i] -= fine
-            notes.append(Note("bolt_penalty", i, -fine))
-            marks[i].append("penalty")
-    # barrel off or stock game: the first to 1000
+    # the barrel off or the stock game: the first to 1000 (on the totals of step 3)
     if not r.barrel or r.stock_mode:
         reached = [i for i in range(n) if totals[i] >= 1000]
         if reached:
@@ -183,6 +174,23 @@ def score_deal(s: GameState, conceded: bool) -> GameState:
             else:
                 order = list(d.active) + [i for i in range(n) if i not in active]
                 winner = max(reached, key=lambda i: (totals[i], -order.index(i)))
+    # The deal that wins the game ends it here: no bolts, climbing, tries, falls or dump.
+    if winner >= 0:
+        bolt_seats, streak_broken = {}, []
+    # 4. bolts and their penalties
+    for i in streak_broken:
+        bolts[i] = 0
+    for i, count in sorted(bolt_seats.items()):
+        bolts[i] += count
+        bolts_game[i] += count
+        marks[i].append("bolt")
+        notes.append(Note("bolt", i, bolts_game[i]))
+        if bolts[i] >= r.bolts_limit:
+            bolts[i] -= r.bolts_limit
+            fine = r.penalty * (2 if d.kind == Kind.GOLDEN else 1)
+            totals[i] -= fine
+            notes.append(Note("bolt_penalty", i, -fine))
+            marks[i].append("penalty")
     fallen: list[int] = []
     if winner < 0 and r.barrel and not r.stock_mode:
         # 5. climbing the barrel

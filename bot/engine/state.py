@@ -13,15 +13,29 @@ from .rules import Rules
 
 
 class IllegalAction(ValueError):
-    """The one error type of the engine: an action that may not be taken now."""
+    """The one error type of the engine: an action that may not be taken now.
+
+    ``str(e)`` is an English sentence (logs, the terminal, records); ``code`` is a stable
+    name of the reason and ``params`` its values (numbers, seats, card numbers, rule ids),
+    from which ``bot.tg.render.refusal_text`` writes the reason in a person's language
+    (catalog keys ``refuse.<code>``).
+    """
+
+    def __init__(self, message: str, code: str = "not_now", **params: int | str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params: dict[str, int | str] = params
 
 
 class Phase(StrEnum):
     DEALING = "dealing"  # waiting for the cards of the next deal (records with explicit cards)
     DARK = "dark"  # the forehand may declare a dark game
-    REDEAL = "redeal"  # a seat whose hand qualifies may ask for a redeal
+    REDEAL = "redeal"  # no longer entered: redeal requests are private (RULES.md §2.3)
     BIDDING = "bidding"
-    TALON = "talon"  # two players: the declarer chooses one of two talons
+    # the declarer takes the talon: two players choose one of two talons; with three or
+    # four, a declarer that has made no decision yet in the deal takes it by hand (its
+    # private chance to ask for a redeal, RULES.md §2.3)
+    TALON = "talon"
     PASSING = "passing"  # the declarer gives a card to each defender (or puts cards back)
     CONTRACT = "contract"  # the declarer names the contract or concedes
     PLAY = "play"
@@ -41,7 +55,7 @@ REDEAL = "redeal"  # ask for a redeal
 KEEP = "keep"  # do not ask for a redeal
 BID = "bid"  # value: the bid
 PASS = "pass"
-TALON = "talon"  # value: 1 or 2 (two players)
+TALON = "talon"  # value: 1 or 2 (two players); 1: take the one talon (three, four players)
 GIVE = "give"  # card: to the next defender without a card
 DISCARD = "discard"  # card: put back (two players)
 CONTRACT = "contract"  # value: the contract
@@ -72,7 +86,7 @@ def parse_action(text: str) -> Action:
     """Read ``bid 105``, ``pass``, ``give 9♠``, ``play A♥``, ``declare K♥`` …"""
     parts = text.split()
     if not parts:
-        raise IllegalAction("empty action")
+        raise IllegalAction("empty action", "action_unknown", text="")
     kind = parts[0].lower()
     if kind in _PLAIN_KINDS and len(parts) == 1:
         return Action(kind)
@@ -82,8 +96,8 @@ def parse_action(text: str) -> Action:
         try:
             return Action(kind, card=parse(parts[1]))
         except ValueError as e:
-            raise IllegalAction(str(e)) from None
-    raise IllegalAction(f"unknown action {text!r}")
+            raise IllegalAction(str(e), "card_unknown", text=parts[1]) from None
+    raise IllegalAction(f"unknown action {text!r}", "action_unknown", text=text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +141,6 @@ class DealState:
     talon: tuple[Card, ...]  # what is left of the talon (the stock in stock mode)
     to_act: int
     actions: tuple[str, ...] = ()  # "seat:action" in order
-    redeal_queue: tuple[int, ...] = ()
-    redeal_late: bool = False
     bids: tuple[tuple[int, int], ...] = ()  # (seat, bid) in order; bid 0 = pass
     passed: tuple[bool, ...] = ()
     bid: int = 0

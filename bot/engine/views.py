@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .cards import Card
-from .game import legal_actions
+from .game import legal_actions, out_of_turn_actions
 from .rules import Rules
 from .state import Action, DealResult, Declared, GameState, Kind, Layout, Phase, Trick
 
@@ -60,6 +60,9 @@ class TableView:
     history: tuple[DealResult, ...]  # results without cards or actions
     winner: int
     legal: tuple[Action, ...]  # what this seat may do now (empty if not its turn)
+    # what this seat may do although it is not its turn: a redeal request with four nines
+    # (redeal_after_pass); empty in the public view
+    offers: tuple[Action, ...] = ()
 
     @property
     def n(self) -> int:
@@ -106,6 +109,7 @@ def _view(state: GameState, seat: int) -> TableView:
     is_declarer = own and seat == d.declarer
     passed_open = d.unblinded or (not state.rules.pass_face_down and d.kind == Kind.NORMAL)
     legal = tuple(legal_actions(state)) if own and seat == state.to_act else ()
+    offers = tuple(out_of_turn_actions(state, seat)) if own and seat != state.to_act else ()
     return TableView(
         number=d.number,
         kind=d.kind,
@@ -135,6 +139,7 @@ def _view(state: GameState, seat: int) -> TableView:
         taken=d.taken,
         ntricks=d.ntricks,
         legal=legal,
+        offers=offers,
         **common,  # type: ignore[arg-type]
     )
 

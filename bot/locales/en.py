@@ -98,6 +98,7 @@ MESSAGES: dict[str, str] = {
     "btn.pass": "Pass",
     "btn.unblind": "🌗 Unblind: {bid}",
     "btn.talon": "Talon {n}",
+    "btn.take_talon": "Take the talon",
     "btn.contract_first": "Play {bid}",
     "btn.concede": "📝 Concede: −{bid}, {pay} each",
     # ------------------------------------------------------------------ the table
@@ -151,6 +152,7 @@ MESSAGES: dict[str, str] = {
     "prompt.bid_pass_only": "Bid {bid} ({name}). You can only pass:",
     "prompt.unblind": "{name} plays dark ({bid}). Unblind?",
     "prompt.talon": "Choose a talon:",
+    "prompt.take_talon": "The talon is yours: take it.",
     "prompt.give": "Give a card to {name}:",
     "prompt.discard": "Put back a card ({k} of 2):",
     "prompt.contract": "Your bid is {bid}. Name the contract:",

@@ -98,6 +98,7 @@ MESSAGES: dict[str, str] = {
     "btn.pass": "Пас",
     "btn.unblind": "🌗 Растемнить: {bid}",
     "btn.talon": "Прикуп {n}",
+    "btn.take_talon": "Взять прикуп",
     "btn.contract_first": "Играю {bid}",
     "btn.concede": "📝 Расписать: −{bid}, по {pay}",
     # ------------------------------------------------------------------ the table
@@ -151,6 +152,7 @@ MESSAGES: dict[str, str] = {
     "prompt.bid_pass_only": "Ставка {bid} ({name}). Вам остаётся пас:",
     "prompt.unblind": "{name} играет втемную ({bid}). Растемнить?",
     "prompt.talon": "Выберите прикуп:",
+    "prompt.take_talon": "Прикуп ваш: возьмите его.",
     "prompt.give": "Отдайте карту — {name}:",
     "prompt.discard": "Сбросьте карту ({k} из 2):",
     "prompt.contract": "Ваша ставка {bid}. Назначьте игру:",

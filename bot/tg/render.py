@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from bot.engine import cards as C
@@ -28,11 +28,11 @@ from bot.engine.state import (
     DECLARE,
     DISCARD,
     GIVE,
-    KEEP,
     LIGHT,
     PASS,
     PLAY,
     REDEAL,
+    TALON,
     Action,
     Kind,
     Phase,
@@ -445,7 +445,7 @@ def _table_lines(lang: str, v: TableView, info: TableInfo, me: int) -> list[str]
         lines.append(t(lang, key, cards=cards_text(v.talon)))
     elif v.declarer >= 0 and not v.talon_shown and v.phase in (Phase.PASSING, Phase.CONTRACT):
         lines.append(t(lang, "table.talon_closed"))
-    if v.phase == Phase.TALON:
+    if v.phase == Phase.TALON and v.n == 2:
         lines.append(t(lang, "table.two_talons"))
     if v.phase == Phase.PLAY and v.rules.stock_mode:
         lines.append(t(lang, "table.stock", n=v.talon_size))
@@ -496,6 +496,11 @@ def render_hand(lang: str, v: TableView, info: TableInfo) -> Rendered:
         lines.append(f"<b>{prompt}</b>")
     elif v.to_act >= 0:
         lines.append(t(lang, "hand.waiting", name=seat_name(info.seats, v.to_act)))
+        if v.offers:  # four nines after the pass: a redeal may be asked out of turn
+            lines.append(t(lang, "prompt.redeal",
+                           reason=t(lang, "redeal.four_nines_after_pass")))
+            rows.append((Button(t(lang, "btn.redeal"),
+                                cb.action_data(info.game_id, v.version, Action(REDEAL))),))
     return Rendered(fit("\n".join(lines)), tuple(rows))
 
 
@@ -541,14 +546,18 @@ def _actions(lang: str, v: TableView, info: TableInfo) -> tuple[str, list[tuple[
         rows.append((btn(t(lang, "btn.dark"), Action(DARK)), btn(t(lang, "btn.light"),
                                                                 Action(LIGHT))))
         return t(lang, "prompt.dark"), rows
-    if v.phase == Phase.REDEAL:
-        if v.declarer >= 0:
-            reason = "four_nines_after_pass"
-        else:
-            reason = hand_redeal_reason(v.rules, v.hand, v.seat == v.forehand) or "hand"
-        rows.append((btn(t(lang, "btn.redeal"), Action(REDEAL)),
-                     btn(t(lang, "btn.keep"), Action(KEEP))))
-        return t(lang, "prompt.redeal", reason=t(lang, f"redeal.{reason}")), rows
+    if REDEAL in kinds and v.phase != Phase.PASSING:
+        # the private request (§2.3): a button beside the seat's first decision, or with
+        # four nines after the pass until its first card
+        prompt, rows = _actions(lang, replace(v, legal=tuple(a for a in legal
+                                                              if a.kind != REDEAL)), info)
+        late = (v.rules.redeal_after_pass and v.phase in (Phase.CONTRACT, Phase.PLAY)
+                and C.count_rank(v.hand, C.NINE) == 4)
+        reason = "four_nines_after_pass" if late else (
+            hand_redeal_reason(v.rules, v.hand, v.seat == v.forehand) or "hand")
+        rows.append((btn(t(lang, "btn.redeal_talon", reason=t(lang, f"redeal.{reason}")),
+                         Action(REDEAL)),))
+        return prompt, rows
     if v.phase == Phase.BIDDING:
         bids = [a.value for a in legal if a.kind == BID]
         buttons = [btn(t(lang, "btn.pass"), Action(PASS))]
@@ -561,6 +570,9 @@ def _actions(lang: str, v: TableView, info: TableInfo) -> tuple[str, list[tuple[
         key = "prompt.bid" if bids else "prompt.bid_pass_only"
         return t(lang, key, bid=v.bid, name=seat_name(seats, v.bidder)), rows
     if v.phase == Phase.TALON:
+        if v.n != 2:  # one talon, taken by hand
+            rows.append((btn(t(lang, "btn.take_talon"), Action(TALON, value=1)),))
+            return t(lang, "prompt.take_talon"), rows
         rows.append(tuple(btn(t(lang, "btn.talon", n=a.value), a) for a in legal))
         return t(lang, "prompt.talon"), rows
     if v.phase == Phase.PASSING:

@@ -119,7 +119,7 @@ def test_never_pass_a_king_whose_queen_is_out(level: str) -> None:
     st = deal(new_game(rules, seed=None, first_dealer=0), Layout(hands, talon))
     while st.phase == Phase.REDEAL:
         st = apply(st, "keep")
-    st = apply(apply(st, "pass"), "pass")
+    st = apply(apply(apply(st, "pass"), "pass"), "talon 1")
     assert st.phase == Phase.PASSING
     for seed in range(3):
         s = st

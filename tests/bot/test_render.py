@@ -94,7 +94,8 @@ def test_buttons_are_exactly_the_legal_actions(players: int) -> None:
             legal = list(v.legal)
             assert len(shown) == len(set(shown))
             if seat != st.to_act:
-                assert not shown and "to move" in r.text
+                # nothing but a late redeal request (four nines after the pass) out of turn
+                assert set(shown) == set(v.offers) and "to move" in r.text
                 continue
             assert set(shown) <= set(legal)
             sampled = {BID, CONTRACT}

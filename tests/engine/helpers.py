@@ -62,9 +62,15 @@ def start(
 
 
 def do(state: GameState, *steps: str) -> GameState:
-    """Apply steps written ``"SEAT action"`` (``"1 bid 105"``); the seat must be the one to act."""
+    """Apply steps written ``"SEAT action"`` (``"1 bid 105"``); the seat must be the one to act.
+
+    A declarer of three or four players that takes the talon by hand (phase TALON) takes it
+    before any step of its other than ``talon 1`` or ``redeal``."""
     for step in steps:
         seat, action = step.split(" ", 1)
+        if (state.phase == Phase.TALON and state.to_act == int(seat)
+                and not action.startswith(("talon", "redeal"))):
+            state = take_talon(state)
         state = apply(state, action, seat=int(seat))
     return state
 
@@ -149,6 +155,14 @@ def auction(state: GameState, declarer: int, bid: int | None = None) -> GameStat
             state = apply(state, f"bid {bid}")
         else:
             state = apply(state, "pass")
+    return take_talon(state)
+
+
+def take_talon(state: GameState) -> GameState:
+    """Three or four players: a declarer that made no decision yet takes the talon by hand
+    (``talon 1``, its private chance to ask for a redeal, RULES.md §2.3)."""
+    if state.phase == Phase.TALON and state.n != 2:
+        state = apply(state, "talon 1")
     return state
 
 

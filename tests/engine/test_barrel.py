@@ -9,14 +9,18 @@ from __future__ import annotations
 import pytest
 
 from bot.engine.game import apply
-from bot.engine.rules import make_rules
-from bot.engine.state import IllegalAction, Phase
+from bot.engine.rules import Rules, make_rules
+from bot.engine.state import GameState, IllegalAction, Phase
 
 from .helpers import (
     HEARTS_HANDS,
     HEARTS_TALON,
     SCRIPT_98_HANDS,
     SCRIPT_98_TALON,
+    SWEEP_HAND,
+    SWEEP_OTHER_1,
+    SWEEP_OTHER_2,
+    SWEEP_TALON,
     bids,
     concede_deal,
     deal_sweep,
@@ -25,6 +29,7 @@ from .helpers import (
     legal,
     new,
     note_codes,
+    play_out,
     result,
     script_98,
     start,
@@ -143,11 +148,15 @@ def test_sitter_may_not_concede() -> None:
     s = do(s, "2 pass", "0 pass", "1 give J♠", "1 give J♣")
     assert s.phase == Phase.CONTRACT
     assert legal(s) == [f"contract {v}" for v in range(120, 221, 5)]
-    with pytest.raises(IllegalAction):
+    with pytest.raises(IllegalAction) as e:
         apply(s, "concede")
-    # without a choice of contract and no concession the contract phase is skipped
+    assert e.value.code == "concede_sitter"
+    # a hand that allows no other contract is still asked (one button): skipping the step
+    # would tell the table that the sitter holds no marriage
     s = start(None, SCRIPT_98_HANDS, SCRIPT_98_TALON, totals=(0, 880, 0), barrel=(OFF, 0, OFF))
     s = do(s, "2 pass", "0 pass", "1 give 9♦", "1 give 10♦")
+    assert s.phase == Phase.CONTRACT and legal(s) == ["contract 120"]
+    s = do(s, "1 contract 120")
     assert s.phase == Phase.PLAY
     assert s.deal is not None and s.deal.contract == 120
 
@@ -336,13 +345,25 @@ def test_barrel_freezes_defenders() -> None:
     assert s.bolts == (0, 0, 1)
 
 
+def sitter_fails(rules: Rules | None = None) -> GameState:
+    """Dealer 0; seat 2 sits (880), declares 120 and takes no trick: seat 1 (the SWEEP hand,
+    given 10♥) takes all eight, seat 0 none."""
+    s = start(rules, (SWEEP_OTHER_2, SWEEP_HAND, SWEEP_OTHER_1), SWEEP_TALON,
+              totals=(0, 0, 880), barrel=(OFF, OFF, 0))
+    s = do(s, "2 bid 120", "0 pass", "1 pass", "2 give 9♠", "2 give 10♥", "2 contract 120")
+    return play_out(s, {1: "A♠ 10♠ A♣ 10♣ A♦ 10♦ A♥ 10♥"})
+
+
 def test_barrel_freezes_defenders_no_bolts() -> None:
+    s = sitter_fails()
+    res = result(s)
+    assert res.outcome == "failed" and res.points == (0, 120, 0)
+    assert s.bolts == (1, 0, 0)  # seat 0's bolt; the sitter gets none
+    assert res.scores == (0, 120, 0) and s.barrel == (OFF, OFF, 1)
     r = make_rules(barrel_freezes_defenders=True)
-    s = sweep(new(r, totals=(0, 880, 0), barrel=(OFF, 0, OFF)), 1)
-    assert s.winner == 1
+    s = sitter_fails(r)
     assert s.bolts == (0, 0, 0)
-    s2 = sweep(new(totals=(0, 880, 0), barrel=(OFF, 0, OFF)), 1)
-    assert s2.bolts == (1, 0, 1)
+    assert result(s).scores == (0, 0, 0)  # seat 1's 120 frozen too
 
 
 def test_barrel_bidding_sitter_takes_talon() -> None:
@@ -351,8 +372,12 @@ def test_barrel_bidding_sitter_takes_talon() -> None:
     s = start(r, HEARTS_HANDS, HEARTS_TALON, totals=(0, 0, 880), barrel=(OFF, OFF, 0))
     d = s.deal
     assert d is not None
-    assert s.phase == Phase.PASSING
+    assert s.phase == Phase.TALON and legal(s) == ["talon 1"]  # by hand: no decision yet
     assert (d.declarer, d.bid) == (2, 120)
+    s = do(s, "2 talon 1")
+    d = s.deal
+    assert d is not None
+    assert s.phase == Phase.PASSING
     assert d.talon_shown
     s = start(make_rules(), HEARTS_HANDS, HEARTS_TALON, totals=(0, 0, 880),
               barrel=(OFF, OFF, 0))

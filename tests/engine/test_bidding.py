@@ -60,8 +60,16 @@ def test_both_others_pass_forehand_declares_100() -> None:
     s = do(s, "2 pass", "0 pass")
     d = s.deal
     assert d is not None
-    assert s.phase == Phase.PASSING
+    # the forehand has made no decision yet: it takes the talon by hand (§2.3), its
+    # chance to ask for a redeal before seeing the talon
+    assert s.phase == Phase.TALON and s.to_act == 1
     assert (d.declarer, d.bid) == (1, 100)
+    assert legal(s) == ["talon 1"]  # 40 points, no redeal
+    assert len(d.hands[1]) == 7
+    s = do(s, "1 talon 1")
+    d = s.deal
+    assert d is not None
+    assert s.phase == Phase.PASSING
     assert len(d.hands[1]) == 10  # took the talon
 
 
@@ -109,7 +117,7 @@ def test_bid_cap_is_120_plus_marriages_never_above_300() -> None:
 
 
 def test_talon_hidden_when_won_at_100_without_raise() -> None:
-    s = do(start(None, SWEEP, SWEEP_TALON), "2 pass", "0 pass")
+    s = do(start(None, SWEEP, SWEEP_TALON), "2 pass", "0 pass", "1 talon 1")
     d = s.deal
     assert d is not None
     assert not d.talon_shown
@@ -223,10 +231,13 @@ def test_redeal_keeps_the_dealer_and_scores_nothing() -> None:
         "9♠ 9♣ J♠ J♣ Q♠ Q♣ J♦",  # seat 2: 12 points < 14
     )
     s = start(None, hands, "9♥ J♥ Q♥", dealer=0, totals=(100, 200, 300))
-    assert s.phase == Phase.REDEAL
-    assert s.to_act == 2 and legal(s) == ["redeal", "keep"]
-    with pytest.raises(IllegalAction):
+    # the request is offered privately with seat 2's first bid (§2.3)
+    assert s.phase == Phase.BIDDING
+    assert s.to_act == 2 and legal(s)[0] == "pass" and legal(s)[-1] == "redeal"
+    assert public_view(s).legal == () and view(s, 0).legal == () and view(s, 0).offers == ()
+    with pytest.raises(IllegalAction) as e:
         apply(s, "redeal", seat=1)
+    assert e.value.code == "not_your_turn"
     s = do(s, "2 redeal")
     res = result(s)
     assert res.outcome == "redeal"
@@ -236,11 +247,13 @@ def test_redeal_keeps_the_dealer_and_scores_nothing() -> None:
     assert s.dealer == 0  # the same dealer deals again
 
 
-def test_keep_goes_on_to_the_auction() -> None:
+def test_the_redeal_request_lapses_with_the_first_decision() -> None:
     hands = ("K♠ K♣ Q♦ K♦ 9♦ 10♥ K♥", "A♠ 10♠ A♣ 10♣ A♦ 10♦ A♥", "9♠ 9♣ J♠ J♣ Q♠ Q♣ J♦")
-    s = do(start(None, hands, "9♥ J♥ Q♥"), "2 keep")
-    assert s.phase == Phase.BIDDING
-    assert s.to_act == 2
+    s = do(start(None, hands, "9♥ J♥ Q♥"), "2 bid 105", "0 pass", "1 bid 110")
+    assert s.to_act == 2 and "redeal" not in legal(s)  # seat 2 has decided once
+    with pytest.raises(IllegalAction) as e:
+        apply(s, "redeal")
+    assert e.value.code == "redeal_not_now"
 
 
 def test_seeded_games_rotate_the_dealer_except_after_a_redeal() -> None:

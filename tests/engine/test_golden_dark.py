@@ -44,8 +44,12 @@ def test_golden_deal_forehand_plays_120_without_bidding_talon_hidden() -> None:
     d = s.deal
     assert d is not None
     assert kind(s) == Kind.GOLDEN and s.golden_left == 3
-    assert s.phase == Phase.PASSING
+    assert s.phase == Phase.TALON  # takes the talon by hand: its first decision (§2.3)
     assert (d.declarer, d.bid) == (1, 120)
+    s = do(s, "1 talon 1")
+    d = s.deal
+    assert d is not None
+    assert s.phase == Phase.PASSING
     assert not d.talon_shown and public_view(s).talon == ()
     s = do(s, "1 give 9♦", "1 give 10♦")
     assert legal(s) == ["contract 120", "concede"]
@@ -120,7 +124,7 @@ def test_golden_reset_off_plays_the_golden_round_again() -> None:
     assert s.rospis_count == (1, 0, 1)
     assert s.golden_left == 3
     s = deal_sweep(s, 1)
-    assert kind(s) == Kind.GOLDEN and s.phase == Phase.PASSING
+    assert kind(s) == Kind.GOLDEN and s.phase == Phase.TALON
 
 
 def test_golden_round_made_then_normal_play() -> None:
@@ -134,7 +138,12 @@ def test_golden_round_made_then_normal_play() -> None:
 
 def test_golden_redeal_is_not_a_golden_deal() -> None:
     hands = ("K♠ K♣ Q♦ K♦ 9♦ 10♥ K♥", "A♠ 10♠ A♣ 10♣ A♦ 10♦ A♥", "9♠ 9♣ J♠ J♣ Q♠ Q♣ J♦")
-    s = do(start(GOLDEN, hands, "9♥ J♥ Q♥"), "2 redeal")
+    # seat 2 (12 points) has no bid in a golden deal: its first decision is its first card
+    s = do(start(GOLDEN, hands, "9♥ J♥ Q♥"), "1 talon 1", "1 give 9♥", "1 give J♥",
+           "1 contract 120", "1 play A♠")
+    assert s.to_act == 2 and legal(s)[-1] == "redeal"
+    s = do(s, "2 redeal")
+    assert result(s).notes[0].code == "redeal_hand_below"
     assert s.golden_left == 3 and s.dealer == 0
 
 
@@ -255,10 +264,11 @@ def test_dark_forehand_is_not_asked_for_a_redeal() -> None:
     # the forehand holds 13 points: asked for a redeal after looking, not in a dark game
     hands = ("A♠ 10♠ A♣ 10♣ A♦ 10♦ A♥", "9♠ 9♣ J♠ Q♠ K♠ J♣ J♦", "K♣ K♥ Q♦ K♦ 10♥ Q♥ Q♣")
     s = start(DARK, hands, "9♥ J♥ 9♦")
-    s1 = do(s, "1 light")
-    assert s1.phase == Phase.REDEAL and s1.to_act == 1
+    s1 = do(s, "1 light", "2 pass", "0 pass")
+    assert s1.phase == Phase.TALON and legal(s1) == ["talon 1", "redeal"]
     s2 = do(s, "1 dark")
-    assert s2.phase == Phase.PASSING
+    assert s2.phase == Phase.PASSING  # no step to take the talon by hand, no request
+    assert s2.deal is not None and s2.deal.talon_taken  # (its redeal now: the talon's 2 points)
 
 
 # --- doubling of penalties and bolts in a golden deal; hidden talons of two players ---------

@@ -85,7 +85,8 @@ def test_max_bid() -> None:
 
 
 def test_talon_hidden_on_100_off() -> None:
-    s = do(start(make_rules(talon_hidden_on_100=False), SWEEP, SWEEP_TALON), "2 pass", "0 pass")
+    s = do(start(make_rules(talon_hidden_on_100=False), SWEEP, SWEEP_TALON), "2 pass", "0 pass",
+           "1 talon 1")
     assert s.deal is not None and s.deal.talon_shown
     assert public_view(s).talon == view(s, 2).talon == cards(SWEEP_TALON)
 
@@ -238,9 +239,14 @@ JACKS4 = "J♠ J♣ J♦ J♥ A♠ A♣ A♦"
 
 
 def offered(rules: Rules | None, hand: str, seat: int = 2) -> bool:
+    """Whether ``seat`` (dealt ``hand``) is offered a redeal with its first decision: seat 2
+    with its first bid, the forehand (seat 1) before taking the talon when both pass."""
     r = rules if rules is not None else make_rules()
     s = deal(new(r), layout_with({seat: hand}))
-    return s.phase == Phase.REDEAL and s.to_act == seat
+    while s.to_act != seat:
+        s = apply(s, "pass")
+    assert s.phase == (Phase.BIDDING if seat == 2 else Phase.TALON)
+    return "redeal" in legal(s)
 
 
 @pytest.mark.parametrize(
@@ -275,7 +281,7 @@ def talon_redeal_offered(rules: Rules | None, talon: str, raise_bid: bool = Fals
     lay = layout_with({1: SWEEP_HAND.replace("A♥", "K♥")}, talon=talon)
     s = deal(new(r), lay)
     s = do(s, "2 bid 105", "0 pass", "1 bid 110", "2 pass") if raise_bid else do(
-        s, "2 pass", "0 pass")
+        s, "2 pass", "0 pass", "1 talon 1")
     assert s.phase == Phase.PASSING and s.to_act == 1
     return "redeal" in legal(s)
 
@@ -305,7 +311,7 @@ def test_talon_redeal_conditions(
 def test_talon_redeal_keeps_the_dealer_and_scores_nothing() -> None:
     lay = layout_with({1: SWEEP_HAND.replace("A♥", "K♥")}, talon="J♠ J♣ 9♦")
     s = deal(new(totals=(10, 20, 30)), lay)
-    s = do(s, "2 pass", "0 pass", "1 redeal")
+    s = do(s, "2 pass", "0 pass", "1 talon 1", "1 redeal")
     res = result(s)
     assert res.outcome == "redeal" and res.scores == (0, 0, 0)
     assert s.totals == (10, 20, 30) and s.dealer == 0 and s.phase == Phase.DEALING
@@ -325,7 +331,7 @@ NINES_TALON = "J♥ A♠ A♣"
 
 def nines(rules: Rules | None = None, **position: Any) -> GameState:
     s = start(rules, NINES_HANDS, NINES_TALON, **position)
-    return do(s, "1 keep", "2 pass", "0 pass", "1 give A♠", "1 give A♣")
+    return do(s, "2 pass", "0 pass", "1 talon 1", "1 give A♠", "1 give A♣")
 
 
 def test_nines_deal_declarer_takes_nothing() -> None:
@@ -337,14 +343,50 @@ def test_nines_deal_declarer_takes_nothing() -> None:
 
 def test_redeal_after_pass() -> None:
     s = do(nines(make_rules(redeal_after_pass=True)), "1 contract 100")
-    assert s.phase == Phase.REDEAL and s.to_act == 1
-    assert legal(s) == ["redeal", "keep"]
+    # no pause: the play starts and the request comes with the declarer's first card
+    assert s.phase == Phase.PLAY and s.to_act == 1
+    assert legal(s)[-1] == "redeal"
     s2 = do(s, "1 redeal")
-    assert result(s2).outcome == "redeal" and s2.dealer == 0 and s2.totals == (0, 0, 0)
-    s3 = do(s, "1 keep")
-    assert s3.phase == Phase.PLAY and s3.to_act == 1
-    # off by default: straight to the play
-    assert do(nines(), "1 contract 100").phase == Phase.PLAY
+    res = result(s2)
+    assert res.outcome == "redeal" and s2.dealer == 0 and s2.totals == (0, 0, 0)
+    assert res.notes[0].code == "redeal_four_nines_after_pass"
+    s3 = do(s, "1 play 9♠")
+    assert "redeal" not in legal(do(s3, "2 play K♠", "0 play Q♠"))  # lapsed with its card
+    # off by default: no request
+    assert "redeal" not in legal(do(nines(), "1 contract 100"))
+
+
+# NINES_D: dealer 0; seat 2 (a defender) holds the four nines and keeps them after the pass
+NINES_D_HANDS = (
+    "Q♠ Q♣ K♦ K♥ 10♦ 10♥ A♥",
+    "J♠ J♣ J♦ A♠ A♣ K♠ K♣",
+    "9♠ 9♣ 9♦ 9♥ 10♠ 10♣ A♦",
+)
+NINES_D_TALON = "J♥ Q♦ Q♥"
+
+
+def test_redeal_after_pass_out_of_turn_by_a_defender() -> None:
+    r = make_rules(redeal_after_pass=True)
+    s = start(r, NINES_D_HANDS, NINES_D_TALON)
+    assert legal(s)[-1] == "redeal"  # four nines before bidding: with its first bid
+    s = do(s, "2 pass", "0 pass", "1 talon 1", "1 give J♥", "1 give Q♦")
+    assert s.phase == Phase.CONTRACT and s.to_act == 1
+    # seat 2 may ask now, out of turn; only its own view shows it
+    assert view(s, 2).legal == () and [str(a) for a in view(s, 2).offers] == ["redeal"]
+    assert view(s, 0).offers == () and public_view(s).offers == ()
+    with pytest.raises(IllegalAction) as e:
+        apply(s, "redeal", seat=0)
+    assert e.value.code == "not_your_turn"
+    s2 = apply(s, "redeal", seat=2)
+    assert result(s2).actions[-1] == "2:redeal"
+    assert result(s2).marks[2] == ("redeal",) and s2.dealer == 0
+    # until its first card
+    s3 = do(s, "1 contract 100", "1 play A♠")
+    assert legal(s3)[-1] == "redeal"
+    s4 = do(s3, "2 play 10♠")
+    assert view(s4, 2).offers == ()
+    with pytest.raises(IllegalAction):
+        apply(s4, "redeal", seat=2)
 
 
 # --- 5.4 concession -----------------------------------------------------------------------

@@ -112,7 +112,7 @@ def test_a_trick_of_nines_is_a_trick_no_bolt() -> None:
     s = do(s, "2 pass", "0 pass", "1 give A♦", "1 give K♦", "1 contract 100")
     s = play_out(s, {1: "9♠ 9♥", 2: "9♣ A♥", 0: "9♦"})
     res = result(s)
-    assert res.actions[5:8] == ("1:play 9♠", "2:play 9♣", "0:play 9♦")
+    assert res.actions[6:9] == ("1:play 9♠", "2:play 9♣", "0:play 9♦")
     assert res.points[1] == 0
     assert res.outcome == "failed" and res.scores[1] == -100
     assert "bolt" not in res.marks[1]
