@@ -10,12 +10,19 @@ from storage.errors import (
     NotFound,
     SchemaTooNew,
     StatusConflict,
+    StorageBusy,
+    StorageClosed,
+    StorageDiskError,
     StorageError,
+    StorageFailure,
+    StorageReadOnly,
+    StorageUnavailable,
     VersionConflict,
 )
 from storage.models import (
     ACTIVE_STATUSES,
     CHAT_KINDS,
+    ENDED_STATUSES,
     GAME_STATUSES,
     LANGUAGES,
     Chat,
@@ -30,15 +37,17 @@ from storage.models import (
     User,
 )
 from storage.schema import MIGRATIONS, SCHEMA_VERSION
-from storage.sqlite import MEMORY, Storage
+from storage.sqlite import MEMORY, RECORD_FORMAT, Storage
 
 __all__ = [
     "ACTIVE_STATUSES",
     "CHAT_KINDS",
+    "ENDED_STATUSES",
     "GAME_STATUSES",
     "LANGUAGES",
     "MEMORY",
     "MIGRATIONS",
+    "RECORD_FORMAT",
     "SCHEMA_VERSION",
     "ActiveGameConflict",
     "Chat",
@@ -55,7 +64,13 @@ __all__ = [
     "ScoreRow",
     "StatusConflict",
     "Storage",
+    "StorageBusy",
+    "StorageClosed",
+    "StorageDiskError",
     "StorageError",
+    "StorageFailure",
+    "StorageReadOnly",
+    "StorageUnavailable",
     "User",
     "VersionConflict",
 ]

@@ -57,3 +57,46 @@ class LobbyCodeTaken(StorageError):
 
 class SchemaTooNew(StorageError):
     """The database was written by a newer program (its user_version is unknown here)."""
+
+
+class StorageClosed(StorageError):
+    """The ``Storage`` was closed; open a new one."""
+
+
+class StorageFailure(StorageError):
+    """SQLite (or the file system under it) refused or failed the operation.
+
+    Raised instead of ``sqlite3.Error`` / ``OSError``, which is kept as ``__cause__``.
+    Nothing was written (the transaction was rolled back) and the ``Storage`` stays
+    usable.  This class itself is for failures that retrying will not cure (a corrupt
+    file, a schema or program bug); see ``StorageUnavailable`` for the transient ones.
+    """
+
+    def __init__(self, message: str, *, code: int | None = None, code_name: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        """SQLite's extended result code (``sqlite3.Error.sqlite_errorcode``), if any."""
+        self.code_name = code_name
+        """Its name, e.g. ``SQLITE_BUSY`` (``sqlite3.Error.sqlite_errorname``)."""
+
+
+class StorageUnavailable(StorageFailure):
+    """Transient: the database cannot be written (or read) right now; retry with backoff.
+
+    Nothing was written; once the condition clears, the same ``Storage`` works again.
+    """
+
+
+class StorageBusy(StorageUnavailable):
+    """Another connection held the write lock longer than the busy timeout (SQLITE_BUSY,
+    SQLITE_LOCKED: "database is locked").  Usually clears within seconds."""
+
+
+class StorageReadOnly(StorageUnavailable):
+    """The database refuses writes (SQLITE_READONLY: "attempt to write a readonly
+    database"): the file, its directory or the -wal/-shm files are not writable."""
+
+
+class StorageDiskError(StorageUnavailable):
+    """The disk failed or is full (SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, or an
+    ``OSError`` from the file system)."""

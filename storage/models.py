@@ -7,12 +7,22 @@ from typing import Final, Literal
 
 ChatKind = Literal["private", "group", "supergroup"]
 Language = Literal["ru", "en"]
-GameStatus = Literal["lobby", "playing", "finished", "stopped"]
+GameStatus = Literal["lobby", "playing", "finished", "stopped", "expired", "broken"]
 
 CHAT_KINDS: Final[tuple[ChatKind, ...]] = ("private", "group", "supergroup")
 LANGUAGES: Final[tuple[Language, ...]] = ("ru", "en")
-GAME_STATUSES: Final[tuple[GameStatus, ...]] = ("lobby", "playing", "finished", "stopped")
+GAME_STATUSES: Final[tuple[GameStatus, ...]] = (
+    "lobby",
+    "playing",
+    "finished",
+    "stopped",
+    "expired",
+    "broken",
+)
 ACTIVE_STATUSES: Final[tuple[GameStatus, ...]] = ("lobby", "playing")
+"""At most one game per chat is in one of these (a partial unique index)."""
+ENDED_STATUSES: Final[tuple[GameStatus, ...]] = ("finished", "stopped", "expired", "broken")
+"""Final: a game in one of these never changes status again; its record is kept."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +75,11 @@ class Game:
     deadline: float | None
     """Epoch seconds when the current turn (or lobby) times out, or None."""
     lobby_code: str | None
+    human_moved: float | None = None
+    """Epoch seconds of the last move a person made (``append_action(human=True)``), or of
+    the start (``start_game``); None in the lobby.  The clock of ``idle_games``."""
+    reason: str | None = None
+    """Why the game is ``broken`` or ``expired`` (``mark_broken``, ``expire_game``), or None."""
 
     @property
     def active(self) -> bool:

@@ -18,6 +18,7 @@ import logging
 import math
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import (
     AsyncIterator,
@@ -38,7 +39,11 @@ from storage.errors import (
     NotFound,
     SchemaTooNew,
     StatusConflict,
-    StorageError,
+    StorageBusy,
+    StorageClosed,
+    StorageDiskError,
+    StorageFailure,
+    StorageReadOnly,
     VersionConflict,
 )
 from storage.models import (
@@ -58,12 +63,26 @@ from storage.models import (
 )
 from storage.schema import MIGRATIONS, Migration
 
-__all__ = ["MEMORY", "Storage"]
+__all__ = ["MEMORY", "RECORD_FORMAT", "Storage"]
 
 LOG = logging.getLogger(__name__)
 
 MEMORY: Final = ":memory:"
 """Pass as the path to get a private in-memory database (for tests)."""
+
+RECORD_FORMAT: Final = "thousand-record/1"
+"""The format ``export_game`` writes (``docs/record-format.md``)."""
+
+_REASON_MAX: Final = 4000
+"""``mark_broken``/``expire_game`` keep at most this many characters of the reason."""
+
+# SQLite's primary result codes (the low byte of an extended code).
+_SQLITE_BUSY: Final = 5
+_SQLITE_LOCKED: Final = 6
+_SQLITE_READONLY: Final = 8
+_SQLITE_IOERR: Final = 10
+_SQLITE_FULL: Final = 13
+_SQLITE_CANTOPEN: Final = 14
 
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
@@ -72,7 +91,7 @@ _S = TypeVar("_S", bound=str)
 
 _GAME_COLUMNS: Final = (
     "game_id, chat_id, status, creator_id, created, updated, rules, seed, seats, version,"
-    " lobby_rev, snapshot, message_ids, deadline, lobby_code"
+    " lobby_rev, snapshot, message_ids, deadline, lobby_code, human_moved, reason"
 )
 _ACTIVE_SQL: Final = "status IN ('lobby', 'playing')"
 
@@ -173,6 +192,8 @@ def _game(row: sqlite3.Row) -> Game:
         message_ids=str(row["message_ids"]),
         deadline=_opt_float(row["deadline"]),
         lobby_code=_opt_str(row["lobby_code"]),
+        human_moved=_opt_float(row["human_moved"]),
+        reason=_opt_str(row["reason"]),
     )
 
 
@@ -193,6 +214,142 @@ def _result(row: sqlite3.Row) -> GameResult:
         totals=str(row["totals"]),
         stopped=bool(row["stopped"]),
     )
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def _failure(error: sqlite3.Error | OSError, path: str) -> StorageFailure:
+    """The ``StorageFailure`` subclass for an ``sqlite3.Error`` (or ``OSError``).
+
+    Transient (``StorageUnavailable``): busy/locked, read-only, I/O error, disk full,
+    cannot open.  Anything else (corruption, a bug) is a plain ``StorageFailure``.
+    """
+    if isinstance(error, OSError):
+        return StorageDiskError(f"{path}: {error}")
+    code = getattr(error, "sqlite_errorcode", None)
+    name = str(getattr(error, "sqlite_errorname", "") or "")
+    text = str(error)
+    message = f"{path}: {text}" + (f" ({name})" if name else "")
+    primary = code & 0xFF if isinstance(code, int) else None
+    lowered = text.lower()
+    cls: type[StorageFailure] = StorageFailure
+    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED) or (
+        primary is None and "database is locked" in lowered
+    ):
+        cls = StorageBusy
+    elif primary == _SQLITE_READONLY or (primary is None and "readonly database" in lowered):
+        cls = StorageReadOnly
+    elif primary in (_SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN) or (
+        primary is None and ("disk i/o error" in lowered or "database or disk is full" in lowered)
+    ):
+        cls = StorageDiskError
+    return cls(message, code=code if isinstance(code, int) else None, code_name=name)
+
+
+# --------------------------------------------------------------------------- permissions
+
+
+def _is_file_path(path: str) -> bool:
+    return path not in (MEMORY, "")
+
+
+def _make_private(path: str) -> None:
+    """Create the database file 0600 if it is missing; take group/other bits off it and its
+    -wal/-shm/-journal files if it exists (SQLite gives -wal/-shm the main file's mode).
+
+    Raises ``OSError`` if the file cannot be created; a file that is not ours to chmod is
+    logged and left as it is (SQLite then decides whether it can be used).
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        os.close(fd)
+    for name in (path, f"{path}-wal", f"{path}-shm", f"{path}-journal"):
+        try:
+            mode = stat.S_IMODE(os.stat(name).st_mode)
+            if mode & 0o077:
+                os.chmod(name, mode & ~0o077)
+        except FileNotFoundError:
+            continue
+        except PermissionError as e:
+            LOG.warning("%s: cannot make it private (owner-only): %s", name, e)
+
+
+# --------------------------------------------------------------------------- records
+
+
+def _record_seats(seats_json: str) -> list[str] | None:
+    try:
+        seats = json.loads(seats_json)
+    except ValueError:
+        return None
+    if not isinstance(seats, list):
+        return None
+    names: list[str] = []
+    for i, seat in enumerate(seats):
+        name = seat.get("name") if isinstance(seat, dict) else None
+        names.append(name if isinstance(name, str) and name else f"P{i}")
+    return names
+
+
+def _record_move(action_json: str) -> str | None:
+    """``{"s": 1, "a": "bid 105", ...}`` → ``"1:bid 105"``; None for other log entries."""
+    try:
+        entry = json.loads(action_json)
+    except ValueError:
+        return None
+    if not isinstance(entry, dict):
+        return None
+    seat, action = entry.get("s"), entry.get("a")
+    if isinstance(seat, bool) or not isinstance(seat, int) or not isinstance(action, str):
+        return None
+    return f"{seat}:{action}"
+
+
+def _record(
+    game: Game,
+    log: list[tuple[int, str]],
+    deal_ends: list[int | None],
+    result: GameResult | None,
+) -> dict[str, Any]:
+    """The ``thousand-record/1`` object of a game from its stored columns."""
+    try:
+        rules: object = json.loads(game.rules)
+    except ValueError:
+        rules = None
+    moves = [(seq, text) for seq, action in log if (text := _record_move(action)) is not None]
+    deals: list[dict[str, Any]] = []
+    i = 0
+    for end in deal_ends:
+        if end is None:  # a row from before version 2 whose action was not found
+            continue
+        actions: list[str] = []
+        while i < len(moves) and moves[i][0] <= end:
+            actions.append(moves[i][1])
+            i += 1
+        deals.append({"actions": actions})
+    if i < len(moves):  # the deal being played
+        deals.append({"actions": [text for _, text in moves[i:]]})
+    record: dict[str, Any] = {"format": RECORD_FORMAT, "rules": rules}
+    seats = _record_seats(game.seats)
+    if seats is not None:
+        record["seats"] = seats
+    record["seed"] = game.seed
+    record["deals"] = deals
+    record["game"] = {
+        "id": game.game_id,
+        "status": game.status,
+        "reason": game.reason,
+        "version": game.version,
+        "created": game.created,
+        "updated": game.updated,
+        "winner_seat": None if result is None else result.winner_seat,
+        "totals": None if result is None else json.loads(result.totals),
+    }
+    return record
 
 
 # --------------------------------------------------------------------------- storage
@@ -261,7 +418,15 @@ class Storage:
         busy_timeout: float,
         migrations: Sequence[Migration],
     ) -> Storage:
-        db = await aiosqlite.connect(path, isolation_level=None, timeout=busy_timeout)
+        _time("busy_timeout", busy_timeout)
+        if busy_timeout < 0:
+            raise ValueError(f"busy_timeout must be >= 0, got {busy_timeout}")
+        try:
+            if _is_file_path(path):
+                _make_private(path)
+            db = await aiosqlite.connect(path, isolation_level=None, timeout=busy_timeout)
+        except (sqlite3.Error, OSError) as e:
+            raise _failure(e, path) from e
         try:
             db.row_factory = sqlite3.Row
             # Pragmas that cannot change inside a transaction: set them first.
@@ -269,12 +434,17 @@ class Storage:
                 row = await cur.fetchone()
             mode = str(row[0]).lower() if row is not None else ""
             if mode != "wal" and not (path == MEMORY and mode == "memory"):
-                raise StorageError(f"{path}: cannot switch to WAL (journal_mode is {mode!r})")
-            await db.execute("PRAGMA foreign_keys=ON")
+                raise StorageFailure(f"{path}: cannot switch to WAL (journal_mode is {mode!r})")
             await db.execute("PRAGMA synchronous=FULL")
+            # Migrations run with foreign keys off (a table rebuild must not cascade) and
+            # check them before each commit; then they are on for good.
+            await db.execute("PRAGMA foreign_keys=OFF")
             await _migrate(db, path, migrations)
-        except BaseException:
+            await db.execute("PRAGMA foreign_keys=ON")
+        except BaseException as e:
             await db.close()
+            if isinstance(e, sqlite3.Error):
+                raise _failure(e, path) from e
             raise
         return cls(db, path, clock)
 
@@ -539,6 +709,8 @@ class Storage:
     ) -> None:
         """Move a game from lobby to playing with its first snapshot (version stays 0).
 
+        The start counts as a person's move for ``idle_games`` (``human_moved`` = now).
+
         Optionally sets the final seats/rules.  Raises ``VersionConflict`` /
         ``StatusConflict`` like ``update_lobby``; writes nothing then.
         """
@@ -552,12 +724,14 @@ class Storage:
             game = await self._lobby_game(game_id, expected_lobby_rev)
             await self._exec(
                 "UPDATE games SET status = 'playing', snapshot = ?, deadline = ?, seats = ?,"
-                " rules = ?, lobby_rev = lobby_rev + 1, updated = ? WHERE game_id = ?",
+                " rules = ?, lobby_rev = lobby_rev + 1, updated = ?, human_moved = ?"
+                " WHERE game_id = ?",
                 (
                     snapshot,
                     deadline,
                     game.seats if seats is None else seats,
                     game.rules if rules is None else rules,
+                    now,
                     now,
                     game_id,
                 ),
@@ -590,8 +764,12 @@ class Storage:
         deadline: float | None,
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
+        human: bool = False,
     ) -> int:
         """Record one accepted action; returns the new version (= its seq).
+
+        ``human=True``: a person made this move, so the game's ``human_moved`` becomes now
+        (the clock of ``idle_games``); computer moves and seat hand-overs leave it.
 
         In ONE transaction: checks the game is ``playing`` (else ``StatusConflict``) and
         its version equals ``expected_version`` (else ``VersionConflict``), appends the
@@ -621,11 +799,12 @@ class Storage:
             )
             await self._update_one(
                 f"game {game_id}",
-                "UPDATE games SET version = ?, snapshot = ?, deadline = ?, updated = ?"
+                "UPDATE games SET version = ?, snapshot = ?, deadline = ?, updated = ?,"
+                " human_moved = CASE WHEN ? THEN ? ELSE human_moved END"
                 " WHERE game_id = ? AND version = ?",
-                (new_version, snapshot, deadline, now, game_id, game.version),
+                (new_version, snapshot, deadline, now, int(human), now, game_id, game.version),
             )
-            await self._write_sheet(game_id, rows, now)
+            await self._write_sheet(game_id, rows, now, new_version)
             if outcome is not None:
                 await self._finish(game_id, outcome, now)
         return new_version
@@ -696,6 +875,118 @@ class Storage:
         assert result is not None
         return result
 
+    # ------------------------------------------------------------------ games: the end
+
+    async def expire_game(
+        self,
+        game_id: int,
+        *,
+        reason: str = "idle",
+        totals: str | None = None,
+        expected_version: int | None = None,
+        expected_lobby_rev: int | None = None,
+    ) -> Game:
+        """Close a game left idle: ``lobby``/``playing`` → ``expired``; returns the row.
+
+        The record (rules, seed, seats, actions, score sheet) is kept; the deadline and the
+        lobby code are cleared and ``reason`` is stored.  A playing game given ``totals``
+        (JSON) also gets a result row (``stopped``, no winner), as ``/stop`` writes, so
+        ``last_game`` and the score sheet still show it; without ``totals`` it gets none.
+
+        ``expected_version`` / ``expected_lobby_rev`` guard against a move or a lobby edit
+        made since the caller saw the game idle (``VersionConflict``).  ``StatusConflict``
+        unless the game is in lobby or playing; ``NotFound``.  Writes nothing when it raises.
+        """
+        if totals is not None:
+            _json("totals", totals)
+        text = _reason(reason)
+        async with self._write() as now:
+            game = await self._end_check(game_id, expected_version, expected_lobby_rev)
+            if game.status == "playing" and totals is not None:
+                await self._exec(
+                    "INSERT INTO results (game_id, finished, winner_seat, totals, stopped)"
+                    " VALUES (?, ?, NULL, ?, 1)",
+                    (game_id, now, totals),
+                )
+            await self._end(game_id, "expired", text, now)
+            ended = await self._get_game(game_id)
+        assert ended is not None
+        return ended
+
+    async def mark_broken(
+        self, game_id: int, reason: str, *, expected_version: int | None = None
+    ) -> Game:
+        """A game that cannot be restored: ``lobby``/``playing`` → ``broken``; returns the row.
+
+        ``broken`` is not active, so the chat can start a new game at once.  Everything of
+        the game stays (``export_game`` gives its record for a bug report); ``reason`` (the
+        error, at most 4000 characters are kept) is stored; deadline and lobby code are
+        cleared; no result row.  ``StatusConflict`` unless lobby/playing; ``NotFound``;
+        ``VersionConflict`` on a stale ``expected_version``.
+        """
+        text = _reason(reason)
+        async with self._write() as now:
+            await self._end_check(game_id, expected_version, None)
+            await self._end(game_id, "broken", text, now)
+            ended = await self._get_game(game_id)
+        assert ended is not None
+        return ended
+
+    async def idle_lobbies(self, idle_for: float, *, now: float | None = None) -> list[Game]:
+        """Lobbies not changed (``updated``) for more than ``idle_for`` seconds, oldest first.
+
+        ``now`` defaults to the storage clock.
+        """
+        cutoff = self._cutoff(idle_for, now)
+        async with self._read():
+            rows = await self._fetchall(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'lobby' AND updated < ?"
+                " ORDER BY updated, game_id",
+                (cutoff,),
+            )
+        return [_game(r) for r in rows]
+
+    async def idle_games(self, idle_for: float, *, now: float | None = None) -> list[Game]:
+        """Playing games without a person's move (``human_moved``: ``append_action(...,
+        human=True)`` or the start) for more than ``idle_for`` seconds, oldest first.
+        """
+        cutoff = self._cutoff(idle_for, now)
+        async with self._read():
+            rows = await self._fetchall(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'playing'"
+                " AND COALESCE(human_moved, updated) < ?"
+                " ORDER BY COALESCE(human_moved, updated), game_id",
+                (cutoff,),
+            )
+        return [_game(r) for r in rows]
+
+    async def export_game(self, game_id: int) -> str:
+        """The game's record as ``thousand-record/1`` JSON text (``docs/record-format.md``).
+
+        Built from the stored columns, for any status (``broken`` included): ``rules`` as
+        stored, ``seats`` their names, the game ``seed``, and the log's moves — entries
+        ``{"s": seat, "a": action}`` become ``"seat:action"``, other entries (seat
+        hand-overs) are left out — cut into deals at the actions that wrote the score-sheet
+        rows.  An extra ``game`` object (id, status, reason, version, times, result) is
+        ignored by the replay.  ``NotFound`` for an unknown game.
+        """
+        async with self._read():
+            game = await self._require_game(game_id)
+            log = await self._fetchall(
+                "SELECT seq, action FROM game_actions WHERE game_id = ? ORDER BY seq", (game_id,)
+            )
+            ends = await self._fetchall(
+                "SELECT seq FROM score_sheets WHERE game_id = ? ORDER BY deal_no", (game_id,)
+            )
+            result = await self._get_result(game_id)
+        record = _record(
+            game,
+            [(int(r["seq"]), str(r["action"])) for r in log],
+            [_opt_int(r["seq"]) for r in ends],
+            result,
+        )
+        return json.dumps(record, ensure_ascii=False, indent=1)
+
     # ------------------------------------------------------------------ games: queries
 
     async def get_game(self, game_id: int) -> Game | None:
@@ -751,7 +1042,10 @@ class Storage:
     async def _read(self) -> AsyncIterator[None]:
         async with self._lock:
             self._check_open()
-            yield
+            try:
+                yield
+            except sqlite3.Error as e:
+                raise _failure(e, self._path) from e
 
     @contextlib.asynccontextmanager
     async def _write(self) -> AsyncIterator[float]:
@@ -766,6 +1060,8 @@ class Storage:
                 await self._db.execute("COMMIT")
             except BaseException as e:
                 await self._rollback(e)
+                if isinstance(e, sqlite3.Error):
+                    raise _failure(e, self._path) from e
                 raise
 
     async def _rollback(self, error: BaseException) -> None:
@@ -788,7 +1084,7 @@ class Storage:
 
     def _check_open(self) -> None:
         if self._closed:
-            raise StorageError("storage is closed")
+            raise StorageClosed("storage is closed")
 
     async def _exec(self, sql: str, params: Params) -> int:
         async with self._db.execute(sql, params) as cur:
@@ -856,16 +1152,47 @@ class Storage:
         )
         return None if row is None else _game(row)
 
+    def _cutoff(self, idle_for: float, now: float | None) -> float:
+        idle = _time("idle_for", idle_for)
+        assert idle is not None
+        if idle < 0:
+            raise ValueError(f"idle_for must be >= 0, got {idle_for}")
+        at = _time("now", now)
+        return (float(self._clock()) if at is None else at) - idle
+
+    async def _end_check(
+        self, game_id: int, expected_version: int | None, expected_lobby_rev: int | None
+    ) -> Game:
+        game = await self._require_game(game_id)
+        if not game.active:
+            raise StatusConflict(game_id, game.status, ACTIVE_STATUSES)
+        if expected_version is not None and game.version != expected_version:
+            raise VersionConflict(game_id, expected_version, game.version)
+        if expected_lobby_rev is not None and game.lobby_rev != expected_lobby_rev:
+            raise VersionConflict(game_id, expected_lobby_rev, game.lobby_rev, "lobby_rev")
+        return game
+
+    async def _end(self, game_id: int, status: GameStatus, reason: str, now: float) -> None:
+        await self._exec(
+            "UPDATE games SET status = ?, reason = ?, deadline = NULL, lobby_code = NULL,"
+            " updated = ? WHERE game_id = ?",
+            (status, reason, now, game_id),
+        )
+
     async def _get_result(self, game_id: int) -> GameResult | None:
         row = await self._fetchone("SELECT * FROM results WHERE game_id = ?", (game_id,))
         return None if row is None else _result(row)
 
-    async def _write_sheet(self, game_id: int, rows: list[tuple[int, str]], now: float) -> None:
+    async def _write_sheet(
+        self, game_id: int, rows: list[tuple[int, str]], now: float, seq: int
+    ) -> None:
+        """Write the rows; a new row remembers ``seq``, the action that ended its deal."""
         for deal_no, data in rows:
             await self._exec(
-                "INSERT INTO score_sheets (game_id, deal_no, data, created) VALUES (?, ?, ?, ?)"
+                "INSERT INTO score_sheets (game_id, deal_no, data, created, seq)"
+                " VALUES (?, ?, ?, ?, ?)"
                 " ON CONFLICT (game_id, deal_no) DO UPDATE SET data = excluded.data",
-                (game_id, deal_no, data, now),
+                (game_id, deal_no, data, now, seq),
             )
 
     async def _finish(self, game_id: int, outcome: Outcome, now: float) -> None:
@@ -879,6 +1206,12 @@ class Storage:
             " WHERE game_id = ?",
             ("stopped" if outcome.stopped else "finished", now, game_id),
         )
+
+
+def _reason(reason: str) -> str:
+    if not isinstance(reason, str):
+        raise TypeError(f"reason must be text, got {type(reason).__name__}")
+    return reason[:_REASON_MAX]
 
 
 def _check_outcome(outcome: Outcome) -> None:
@@ -905,6 +1238,12 @@ async def _migrate(db: aiosqlite.Connection, path: str, migrations: Sequence[Mig
                 return
             for statement in migrations[version]:
                 await db.execute(statement)
+            broken = list(await db.execute_fetchall("PRAGMA foreign_key_check"))
+            if broken:
+                raise StorageFailure(
+                    f"{path}: migration {version + 1} breaks {len(broken)} foreign key(s), "
+                    f"first in table {broken[0][0]!r}"
+                )
             await db.execute(f"PRAGMA user_version = {version + 1:d}")
             await db.execute("COMMIT")
             LOG.info("%s: migrated the schema to version %d", path, version + 1)

@@ -9,6 +9,10 @@ import json
 import pytest
 
 from storage import (
+    ACTIVE_STATUSES,
+    ENDED_STATUSES,
+    GAME_STATUSES,
+    RECORD_FORMAT,
     SCHEMA_VERSION,
     ActiveGameConflict,
     Game,
@@ -17,6 +21,7 @@ from storage import (
     Outcome,
     StatusConflict,
     Storage,
+    StorageClosed,
     StorageError,
     VersionConflict,
 )
@@ -658,3 +663,223 @@ async def test_migrate_unknown_chat(store: Storage) -> None:
     assert await store.get_chat(OTHER_CHAT) is None
     with pytest.raises(ValueError):
         await store.migrate_chat(CHAT, CHAT)
+
+
+# --------------------------------------------------------------------------- idle games
+
+
+def move(seat: int, action: str, by: str = "h") -> str:
+    """A log entry as the bot writes it (``bot/tg/model.py``)."""
+    return json.dumps({"s": seat, "a": action, "by": by})
+
+
+async def test_statuses() -> None:
+    assert set(GAME_STATUSES) == set(ACTIVE_STATUSES) | set(ENDED_STATUSES)
+    assert not set(ACTIVE_STATUSES) & set(ENDED_STATUSES)
+    assert {"expired", "broken"} <= set(ENDED_STATUSES)
+
+
+async def test_human_moved_counts_only_a_persons_moves(store: Storage) -> None:
+    game_id = await new_game(store)
+    assert (await must_get(store, game_id)).human_moved is None  # a lobby has none
+    await store.start_game(game_id, 0, snapshot=snap(0), deadline=None)
+    started = await must_get(store, game_id)
+    assert started.human_moved == started.updated  # the start counts
+
+    await store.append_action(game_id, 0, act(1), snap(1), deadline=None)  # computer
+    game = await must_get(store, game_id)
+    assert game.human_moved == started.human_moved < game.updated
+    await store.append_action(game_id, 1, act(2), snap(2), deadline=None, human=True)
+    game = await must_get(store, game_id)
+    assert game.human_moved == game.updated
+    await store.append_action(game_id, 2, act(3), snap(3), deadline=None, human=False)
+    later = await must_get(store, game_id)
+    assert later.human_moved == game.human_moved < later.updated
+    # A refused move leaves it.
+    with pytest.raises(VersionConflict):
+        await store.append_action(game_id, 0, act(9), snap(9), deadline=None, human=True)
+    assert (await must_get(store, game_id)).human_moved == game.human_moved
+
+
+async def test_idle_lobbies(store: Storage) -> None:
+    old = await new_game(store)
+    fresh = await new_game(store, OTHER_CHAT)
+    playing = await new_game(store, -300, start=True)
+    t_old = (await must_get(store, old)).updated
+    t_fresh = (await must_get(store, fresh)).updated
+    assert t_old < t_fresh
+
+    assert [g.game_id for g in await store.idle_lobbies(10, now=t_old + 10)] == []
+    assert [g.game_id for g in await store.idle_lobbies(10, now=t_old + 10.5)] == [old]
+    both = await store.idle_lobbies(0, now=t_fresh + 100)
+    assert [g.game_id for g in both] == [old, fresh]  # oldest first; never a playing game
+    assert playing not in [g.game_id for g in both]
+    # A lobby edit makes it fresh again.
+    await store.update_lobby(old, 0, seats=SEATS)
+    t_edit = (await must_get(store, old)).updated
+    assert [g.game_id for g in await store.idle_lobbies(0, now=t_edit)] == [fresh]
+    # By the storage clock when no ``now`` is given (the fake clock ticks 1 s per reading).
+    assert [g.game_id for g in await store.idle_lobbies(3600)] == []
+    assert {g.game_id for g in await store.idle_lobbies(0)} == {old, fresh}
+    with pytest.raises(ValueError):
+        await store.idle_lobbies(-1)
+    with pytest.raises(ValueError):
+        await store.idle_lobbies(float("nan"))
+
+
+async def test_idle_games_go_by_the_last_human_move(store: Storage) -> None:
+    a = await new_game(store, start=True)
+    b = await new_game(store, OTHER_CHAT, start=True)
+    lobby = await new_game(store, -300)
+    await store.append_action(a, 0, act(1), snap(1), deadline=None, human=True)
+    t_a = (await must_get(store, a)).human_moved
+    assert t_a is not None
+    # b: only computer moves after its start, however many.
+    for v in range(5):
+        await store.append_action(b, v, act(v + 1), snap(v + 1), deadline=None)
+    t_b = (await must_get(store, b)).human_moved
+    assert t_b is not None and t_b < t_a
+
+    now = (await must_get(store, b)).updated
+    assert [g.game_id for g in await store.idle_games(now - t_b - 0.5, now=now)] == [b]
+    assert [g.game_id for g in await store.idle_games(0, now=now)] == [b, a]  # oldest first
+    assert [g.game_id for g in await store.idle_games(now - t_b, now=now)] == []
+    assert lobby not in [g.game_id for g in await store.idle_games(0)]
+
+
+async def test_expire_a_lobby(store: Storage) -> None:
+    game_id = await new_game(store, code="old")
+    await store.set_deadline(game_id, 77.0)
+    with pytest.raises(VersionConflict):
+        await store.expire_game(game_id, expected_lobby_rev=1)
+    game = await store.expire_game(game_id, reason="lobby idle", expected_lobby_rev=0)
+    assert (game.status, game.reason, game.deadline, game.lobby_code) == (
+        "expired",
+        "lobby idle",
+        None,
+        None,
+    )
+    assert game == await must_get(store, game_id)
+    assert await store.get_result(game_id) is None
+    assert await store.active_game(CHAT) is None
+    assert await store.idle_lobbies(0) == []
+    assert await store.games_in_progress() == []
+    with pytest.raises(StatusConflict):
+        await store.expire_game(game_id)
+    await new_game(store, code="old")  # the chat and the code are free
+
+
+async def test_expire_a_playing_game_keeps_its_record(store: Storage) -> None:
+    game_id = await new_game(store, start=True)
+    await play(store, game_id, 2)
+    await store.append_action(game_id, 2, act(3), snap(3), deadline=9.0, sheet_rows=[(1, "{}")])
+    with pytest.raises(VersionConflict):  # someone moved since the caller looked
+        await store.expire_game(game_id, expected_version=2)
+    assert (await must_get(store, game_id)).status == "playing"
+    with pytest.raises(ValueError):
+        await store.expire_game(game_id, totals="not json")
+
+    game = await store.expire_game(game_id, totals="[40, 60]", expected_version=3)
+    assert (game.status, game.reason, game.version, game.deadline) == ("expired", "idle", 3, None)
+    assert not game.active
+    result = await store.get_result(game_id) or pytest.fail()
+    assert (result.winner_seat, result.totals, result.stopped) == (None, "[40, 60]", True)
+    assert await store.actions(game_id) == [act(1), act(2), act(3)]
+    assert len(await store.score_sheet(game_id)) == 1
+    assert (await store.last_game(CHAT) or pytest.fail()).game_id == game_id  # /score shows it
+    assert await store.idle_games(0) == []
+    for op in (
+        store.append_action(game_id, 3, act(4), snap(4), deadline=None),
+        store.finish_game(game_id, winner_seat=0, totals="[]", stopped=False),
+        store.expire_game(game_id),
+        store.mark_broken(game_id, "x"),
+        store.set_deadline(game_id, 1.0),
+    ):
+        with pytest.raises(StatusConflict):
+            await op
+    # Without totals: no result row.
+    other = await new_game(store, start=True)
+    await store.expire_game(other, reason="no move for 2 days")
+    assert await store.get_result(other) is None
+    assert (await must_get(store, other)).reason == "no move for 2 days"
+
+
+# --------------------------------------------------------------------------- broken games
+
+
+async def test_mark_broken_frees_the_chat_and_keeps_everything(store: Storage) -> None:
+    game_id = await new_game(store, code="brk", start=True)
+    await store.append_action(game_id, 0, move(0, "bid 105"), snap(1), deadline=5.0)
+    await store.set_message_ids(game_id, '{"t": [1, 2]}')
+    before = await must_get(store, game_id)
+    with pytest.raises(VersionConflict):
+        await store.mark_broken(game_id, "x", expected_version=0)
+
+    game = await store.mark_broken(game_id, "RecordError: deal 1, action 1: " + "x" * 9000)
+    assert game.status == "broken" and not game.active
+    assert game.reason is not None and game.reason.startswith("RecordError")
+    assert len(game.reason) == 4000
+    assert (game.deadline, game.lobby_code) == (None, None)
+    assert (game.rules, game.seed, game.seats, game.version, game.snapshot, game.message_ids) == (
+        before.rules,
+        before.seed,
+        before.seats,
+        before.version,
+        before.snapshot,
+        before.message_ids,
+    )
+    assert await store.actions(game_id) == [move(0, "bid 105")]
+    assert await store.get_result(game_id) is None
+    assert await store.active_game(CHAT) is None
+    assert await store.games_in_progress() == []
+    assert await store.last_game(CHAT) is None  # nothing to show as a score sheet
+    new = await new_game(store, code="brk")  # the chat (and the code) are free at once
+    assert (await store.active_game(CHAT) or pytest.fail()).game_id == new
+    with pytest.raises(StatusConflict):
+        await store.mark_broken(game_id, "again")
+    with pytest.raises(NotFound):
+        await store.mark_broken(game_id + 1000, "no such game")
+    lobby = await new_game(store, OTHER_CHAT)
+    assert (await store.mark_broken(lobby, "bad seats")).status == "broken"
+
+
+async def test_export_game(store: Storage) -> None:
+    game_id = await new_game(store, start=True)
+    log = [
+        move(1, "bid 105"),
+        json.dumps({"s": 0, "ctl": "auto", "why": "left"}),  # a hand-over: not a move
+        move(0, "pass", "a"),
+        move(1, "pass"),  # the deal ends here (a score-sheet row is written with it)
+        move(2, "bid 110", "c"),
+    ]
+    for v, entry in enumerate(log):
+        rows = [(1, "{}")] if v == 3 else []
+        await store.append_action(game_id, v, entry, snap(v + 1), deadline=None, sheet_rows=rows)
+    await store.mark_broken(game_id, "cannot replay")
+
+    record = json.loads(await store.export_game(game_id))
+    assert record["format"] == RECORD_FORMAT == "thousand-record/1"
+    assert record["rules"] == json.loads(RULES)
+    assert record["seats"] == ["Alice", "Bot"]
+    assert record["seed"] == 42
+    assert record["deals"] == [
+        {"actions": ["1:bid 105", "0:pass", "1:pass"]},
+        {"actions": ["2:bid 110"]},
+    ]
+    assert record["game"]["status"] == "broken"
+    assert record["game"]["reason"] == "cannot replay"
+    assert record["game"]["version"] == 5
+    with pytest.raises(NotFound):
+        await store.export_game(game_id + 1000)
+
+    lobby = json.loads(await store.export_game(await new_game(store)))
+    assert (lobby["deals"], lobby["game"]["status"]) == ([], "lobby")
+
+
+async def test_closed_storage_raises_storage_closed(backend: Backend) -> None:
+    store = await backend.open()
+    await store.close()
+    with pytest.raises(StorageClosed):
+        await store.get_chat(1)
+    with pytest.raises(StorageError):
+        await store.upsert_chat(1, "private")
