@@ -58,6 +58,20 @@ class Settings(BaseSettings):
         30.0, ge=0, le=100000, description="Messages sent or edited per second in all (0: off)."
     )
 
+    database_busy_timeout: float = Field(
+        5.0, gt=0, le=600,
+        description="Seconds to wait for another connection's write lock on the database.",
+    )
+    lobby_ttl: float = Field(
+        1800.0, gt=0, le=30 * 86400,
+        description="Seconds a lobby may stay untouched before it is closed.",
+    )
+    game_ttl: float = Field(
+        14 * 86400.0, gt=0, le=366 * 86400,
+        description="Seconds an unfinished game may go without a person's move before it "
+                    "is stopped (its record is kept).",
+    )
+
     @field_validator("telegram_bot_token")
     @classmethod
     def _check_token(cls, value: SecretStr) -> SecretStr:

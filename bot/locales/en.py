@@ -250,4 +250,22 @@ MESSAGES: dict[str, str] = {
     "rules.unknown": "I do not know the rule “{word}”. Try /rules barrel or /rules concession.",
     "rule.one": "<b>{name}</b> (<code>{id}</code>)\n{text}\n\nAt this table: <b>{value}</b> "
                 "(by default: {default})",
+    # ------------------------------------------------------------------ guards (issue 8)
+    "guard.wrong_place": "This button is not from here: press it where the bot showed it",
+    "guard.not_saved": "The move was not saved: the database is busy. Please try again in a minute",
+    "guard.not_saved_cmd": (
+        "That could not be saved: the database is busy. Please try again in a minute."
+    ),
+    "guard.broken": (
+        "⚠️ Game #{game} could not be restored after a restart. Its record is kept; "
+        "/newgame starts a new game."
+    ),
+    "guard.expired_lobby": (
+        "🃏 The table is closed: nobody sat down for a long time. /newgame opens a new "
+        "one."
+    ),
+    "guard.expired_game": (
+        "🃏 The game is stopped: nobody has moved for a long time. Its record is kept: "
+        "/score"
+    ),
 }

@@ -56,12 +56,13 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.0002))
         await super().initialize()
         s = self.settings
-        self.storage = await Storage.open(s.database_path)
+        self.storage = await Storage.open(s.database_path, busy_timeout=s.database_busy_timeout)
         outbox = Outbox(self.bot, group_per_minute=s.group_messages_per_minute)
         thinker = Thinker(workers=s.computer_workers, budget=s.computer_think_seconds)
         service = GameService(
             self.storage, outbox, thinker, bot=self.bot, turn_timeout=s.turn_timeout,
-            move_delay=s.computer_move_delay, computer_level=s.computer_level, rng=self.rng)
+            move_delay=s.computer_move_delay, computer_level=s.computer_level, rng=self.rng,
+            lobby_ttl=s.lobby_ttl, game_ttl=s.game_ttl)
         service.bot_username = self.bot.username
         self.service = service
         self.bot_data["service"] = service

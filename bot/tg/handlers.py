@@ -24,7 +24,8 @@ from telegram.ext import (
 
 from bot.i18n import lang_of, t
 from bot.tg.render import popup
-from bot.tg.service import Answer, ChatKind, ChatRef, GameService, Reply, UserRef
+from bot.tg.service import Answer, ChatKind, ChatRef, GameService, Reply, UserRef, Where
+from storage import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +54,36 @@ def chat_ref(chat: Chat) -> ChatRef:
 
 def _refs(update: Update) -> tuple[ChatRef, UserRef] | None:
     chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None or user.is_bot or chat.type == ChatType.CHANNEL:
+    if chat is None or user is None or chat.type == ChatType.CHANNEL:
+        return None
+    msg = update.effective_message
+    sender = msg.sender_chat if msg is not None else None
+    if sender is not None:
+        if sender.id != chat.id or chat.type == ChatType.PRIVATE:
+            return None  # a channel or another chat speaking here: not a person of this chat
+        # an anonymous admin writes on behalf of the group (from: @GroupAnonymousBot)
+        return chat_ref(chat), UserRef(user.id, chat.title or "", None,
+                                       user.language_code, anonymous_admin=True)
+    if user.is_bot:
         return None
     return chat_ref(chat), user_ref(user)
+
+
+def _guarded(fn: Any) -> Any:
+    """A command handler whose storage failure is told to the chat ("not saved, try
+    again") instead of being lost in the log."""
+    async def run(update: Update, context: Ctx) -> None:
+        try:
+            await fn(update, context)
+        except StorageError as e:
+            log.warning("%s: storage failed: %s", fn.__name__, e)
+            chat, user = update.effective_chat, update.effective_user
+            if chat is not None:
+                lang = lang_of(user.language_code if user else None)
+                service_of(context).reply(chat.id, t(lang, "guard.not_saved_cmd"))
+
+    run.__name__ = fn.__name__
+    return run
 
 
 async def on_start(update: Update, context: Ctx) -> None:
@@ -128,8 +156,14 @@ async def on_callback(update: Update, context: Ctx) -> None:
             log.info("callback query not answered: %s", e)
 
     reply = Reply(send)
+    msg = query.message  # None for a button of an inline-mode message (inline_message_id)
+    where = Where(msg.chat.id if msg is not None and query.inline_message_id is None else None,
+                  msg.message_id if msg is not None else None)
     try:
-        answer = await service_of(context).press(query.data, user, reply)
+        answer = await service_of(context).press(query.data, user, where, reply)
+    except StorageError as e:
+        log.warning("a button press was not stored: %s", e)
+        answer = Answer(t(lang_of(user.language_code), "guard.not_saved"), alert=True)
     except Exception:
         log.exception("a button press failed")
         answer = Answer(t(lang_of(user.language_code), "popup.error"))
@@ -172,16 +206,16 @@ COMMANDS = ("start", "newgame", "score", "rules", "help", "leave", "stop")
 
 def add_handlers(app: AnyApp) -> None:
     msgs = filters.UpdateType.MESSAGE
-    app.add_handler(CommandHandler("start", on_start, filters=msgs))
-    app.add_handler(CommandHandler("newgame", on_newgame, filters=msgs))
-    app.add_handler(CommandHandler("score", on_score, filters=msgs))
-    app.add_handler(CommandHandler("rules", on_rules, filters=msgs))
-    app.add_handler(CommandHandler("help", on_help, filters=msgs))
-    app.add_handler(CommandHandler("leave", on_leave, filters=msgs))
-    app.add_handler(CommandHandler("stop", on_stop, filters=msgs))
+    app.add_handler(CommandHandler("start", _guarded(on_start), filters=msgs))
+    app.add_handler(CommandHandler("newgame", _guarded(on_newgame), filters=msgs))
+    app.add_handler(CommandHandler("score", _guarded(on_score), filters=msgs))
+    app.add_handler(CommandHandler("rules", _guarded(on_rules), filters=msgs))
+    app.add_handler(CommandHandler("help", _guarded(on_help), filters=msgs))
+    app.add_handler(CommandHandler("leave", _guarded(on_leave), filters=msgs))
+    app.add_handler(CommandHandler("stop", _guarded(on_stop), filters=msgs))
     app.add_handler(CallbackQueryHandler(on_callback))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE & msgs & ~filters.COMMAND,
-                                   on_private_text))
+                                   _guarded(on_private_text)))
     app.add_error_handler(on_error)

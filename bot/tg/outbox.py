@@ -172,6 +172,15 @@ class Outbox:
             q.task.cancel()
         self._check_idle()
 
+    def prune(self, keep: set[int]) -> int:
+        """Forget the queues of chats not in ``keep`` that have nothing to send (bounded
+        memory: a chat whose game ended holds no queue); returns how many were dropped."""
+        idle = [c for c, q in self.queues.items()
+                if c not in keep and not q.dirty and (q.task is None or q.task.done())]
+        for c in idle:
+            del self.queues[c]
+        return len(idle)
+
     def migrate(self, old: int, new: int) -> None:
         """A group became a supergroup: its queue moves; old message ids are void."""
         q = self.queues.pop(old, None)

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import random
 import string
 import time
-from collections.abc import Awaitable, Callable
+import unicodedata
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -71,10 +73,30 @@ from storage import (
 
 log = logging.getLogger(__name__)
 
-NEW_MESSAGE_SAVE = 0.2  # seconds until a new message's id is stored
+NEW_MESSAGE_SAVE = 0.0  # a new message's id is stored at once (and before the next move)
 EDIT_SAVE = 20.0  # what an edited message shows is stored at most this late (for restarts)
+BACKOFF_FIRST = 0.25  # seconds before the first retry of a failed background write
+BACKOFF_MAX = 15.0  # the longest wait between two retries
+SUPERVISOR_RESTARTS = 8  # restarts of a game's dying background tasks before giving up
+NAME_LIMIT = 24  # characters of a person's name shown at the table
+SWEEP_EVERY = 60.0  # seconds between two sweeps for idle lobbies and games
+CACHE_LIMIT = 10_000  # entries of each in-memory cache (admins, languages, locks)
 
 ChatKind = Literal["private", "group", "supergroup"]
+
+
+def clean_name(raw: str, limit: int = NAME_LIMIT) -> str:
+    """A name fit for the table: no control or format characters (bidi overrides,
+    zero-width joiners, …), whitespace collapsed, at most ``limit`` characters.  It is still
+    HTML-escaped where it is shown (``esc``)."""
+    text = unicodedata.normalize("NFC", raw)
+    kept = []
+    for ch in text:
+        if ch.isspace():
+            kept.append(" ")
+        elif unicodedata.category(ch)[0] != "C":  # Cc control, Cf format, Cs, Co, Cn
+            kept.append(ch)
+    return " ".join("".join(kept).split())[:limit].strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +105,30 @@ class UserRef:
     first_name: str
     username: str | None = None
     language_code: str | None = None
+    anonymous_admin: bool = False
+    """A message sent on behalf of the group by an anonymous admin (``sender_chat`` is the
+    group itself): it counts as an admin of that group."""
 
     @property
     def name(self) -> str:
-        return (self.first_name or self.username or str(self.id))[:24]
+        for raw in (self.first_name, self.username or ""):
+            name = clean_name(raw)
+            if name:
+                return name
+        return str(self.id)
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a button was pressed: the chat and message it is on (None for a message sent
+    through inline mode, which carries ``inline_message_id`` and no chat)."""
+
+    chat_id: int | None
+    message_id: int | None = None
+
+    @staticmethod
+    def private(user_id: int) -> Where:
+        return Where(user_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +199,9 @@ class Session:
     ids_task: asyncio.Task[None] | None = None
     ids_dirty: bool = False
     ids_due: float = 0.0
+    ids_urgent: bool = False  # a new message's id is not stored yet
+    touched: float = 0.0  # clock() of the last lobby change or person's move (expiry)
+    restarts: int = 0  # background tasks restarted by the supervisor
 
     @property
     def solo(self) -> bool:
@@ -170,6 +215,55 @@ class Session:
 
     def labels(self) -> tuple[R.SeatLabel, ...]:
         return tuple(R.SeatLabel(s.name, s.computer, s.auto) for s in self.seats)
+
+
+class _Backoff:
+    """Retries of a background write: the first failure is logged once (with the game id),
+    the waits double up to BACKOFF_MAX, and the recovery is logged."""
+
+    def __init__(self, game_id: int, what: str) -> None:
+        self.game_id = game_id
+        self.what = what
+        self.delay = BACKOFF_FIRST
+        self.failing = False
+
+    def failed(self, error: BaseException) -> None:
+        if not self.failing:
+            log.warning("game %s: %s failed (%s); retrying until the database answers",
+                        self.game_id, self.what, error)
+            self.failing = True
+
+    def ok(self) -> None:
+        if self.failing:
+            log.info("game %s: %s works again", self.game_id, self.what)
+        self.failing = False
+        self.delay = BACKOFF_FIRST
+
+    async def wait(self) -> None:
+        await asyncio.sleep(self.delay)
+        self.delay = min(self.delay * 2, BACKOFF_MAX)
+
+
+@dataclass(slots=True)
+class _LobbyCopy:
+    """What a lobby press may change, to put back when the change could not be stored."""
+
+    seats: list[SeatInfo]
+    rules: Rules
+    level: str
+    note: str
+    page: str
+    ids: dict[str, Any]
+
+    @staticmethod
+    def of(s: Session) -> _LobbyCopy:
+        return _LobbyCopy([dataclasses.replace(x) for x in s.seats], s.rules, s.level, s.note,
+                          s.page, json.loads(json.dumps(s.ids)))
+
+    def restore(self, s: Session) -> None:
+        s.seats, s.rules, s.level, s.note, s.page = (self.seats, self.rules, self.level,
+                                                     self.note, self.page)
+        s.ids = self.ids
 
 
 def table_key(game_id: int, deal: int) -> str:
@@ -195,6 +289,8 @@ class GameService:
         turn_timeout: float = 90.0,
         move_delay: float = 1.0,
         computer_level: str = "hard",
+        lobby_ttl: float = 30 * 60.0,
+        game_ttl: float = 14 * 86400.0,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -205,6 +301,9 @@ class GameService:
         self.turn_timeout = turn_timeout
         self.move_delay = move_delay
         self.computer_level = computer_level
+        self.lobby_ttl = lobby_ttl
+        self.game_ttl = game_ttl
+        self.sweep_every = min(SWEEP_EVERY, lobby_ttl / 4, game_ttl / 4)
         self.rng = rng or random.SystemRandom()
         self.clock = clock
         self.bot_username = "bot"
@@ -214,6 +313,8 @@ class GameService:
         self._chat_locks: dict[int, asyncio.Lock] = {}
         self._admins: dict[tuple[int, int], tuple[float, bool]] = {}
         self._closing = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._sweeper: asyncio.Task[None] | None = None
         outbox.on_forbidden = self.user_blocked
         outbox.on_kicked = self.bot_kicked
         outbox.on_migrated = self.migrate
@@ -232,7 +333,7 @@ class GameService:
     async def _user(self, user: UserRef) -> None:
         lang = lang_of(user.language_code)
         self.user_langs.setdefault(user.id, lang)
-        row = await self.storage.upsert_user(user.id, user.first_name[:64] or str(user.id),
+        row = await self.storage.upsert_user(user.id, user.name,
                                              user.username, language=lang)
         if row.language is not None:
             self.user_langs[user.id] = norm_lang(row.language)
@@ -255,6 +356,8 @@ class GameService:
     async def is_admin(self, chat_id: int, user_id: int) -> bool:
         if chat_id > 0:
             return chat_id == user_id
+        if len(self._admins) > CACHE_LIMIT:
+            self._admins.clear()
         now = time.monotonic()
         cached = self._admins.get((chat_id, user_id))
         if cached is not None and now - cached[0] < 60:
@@ -268,8 +371,10 @@ class GameService:
         self._admins[(chat_id, user_id)] = (now, ok)
         return ok
 
-    async def _may_manage(self, s: Session, user_id: int) -> bool:
-        return user_id == s.creator_id or await self.is_admin(s.chat_id, user_id)
+    async def _may_manage(self, s: Session, user: UserRef) -> bool:
+        if user.anonymous_admin:
+            return True  # the handlers set it only for a message on behalf of this chat
+        return user.id == s.creator_id or await self.is_admin(s.chat_id, user.id)
 
     def _computer_name(self, s: Session) -> str:
         names = t(s.lang, "computer.names").split(",")
@@ -280,6 +385,9 @@ class GameService:
         return f"{names[0]} {len(s.seats) + 1}"
 
     def _register(self, s: Session) -> None:
+        s.lock = self.chat_lock(s.chat_id)  # one lock per chat: commands and presses alike
+        if not s.touched:
+            s.touched = self.clock()
         self.sessions[s.game_id] = s
         self.by_chat[s.chat_id] = s.game_id
 
@@ -307,6 +415,7 @@ class GameService:
         def sent(mid: int, digest: str, new: bool) -> None:
             if s.ids.get("lobby") != mid:
                 s.ids["lobby"] = mid
+                s.ids_urgent = True
                 self._save_ids(s, 0.0)
 
         self.outbox.put(s.chat_id, lobby_key(s.game_id), content, on_sent=sent)
@@ -317,7 +426,7 @@ class GameService:
             lang = await self._chat(chat, user)
             if chat.kind == "private":
                 await self.storage.mark_started(user.id)
-            existing = self.session_of_chat(chat.id)
+            existing = self.session_of_chat(chat.id) or await self._orphan(chat.id)
             if existing is not None:
                 self.reply(chat.id, t(lang, "newgame.exists"))
                 return
@@ -400,7 +509,7 @@ class GameService:
             del s.seats[seat]
             s.note = t(lang, "lobby.left", name=esc(user.name))
             return await self._lobby_saved(s)
-        manager = await self._may_manage(s, user.id)
+        manager = await self._may_manage(s, user)
         if verb == cb.MENU:
             page = R.menu_page(c.arg)
             if page is None:
@@ -484,6 +593,7 @@ class GameService:
         except (VersionConflict, StatusConflict):
             await self._reload_lobby(s)
             return Answer(t(s.lang, "popup.stale"))
+        s.touched = self.clock()
         self.show_lobby(s)
         return Answer()
 
@@ -582,6 +692,7 @@ class GameService:
     def _put_table(self, s: Session, deal: int, content: R.Rendered, final: bool = False) -> None:
         def sent(mid: int, digest: str, new: bool) -> None:
             s.ids["t"] = [deal, mid, digest]
+            s.ids_urgent = s.ids_urgent or new
             self._save_ids(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
 
         self.outbox.put(s.chat_id, table_key(s.game_id, deal), content, final=final,
@@ -593,6 +704,7 @@ class GameService:
 
         def sent(mid: int, digest: str, new: bool) -> None:
             s.ids.setdefault("h", {})[str(seat)] = [deal, mid, digest]
+            s.ids_urgent = s.ids_urgent or new
             self._save_ids(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
 
         self.outbox.put(user_id, hand_key(s.game_id, seat, deal), content, final=final,
@@ -622,7 +734,7 @@ class GameService:
 
     def _save_ids(self, s: Session, delay: float = NEW_MESSAGE_SAVE) -> None:
         """Store the game's message ids and what they show within ``delay`` seconds (one
-        write serves every change made meanwhile)."""
+        write serves every change made meanwhile); a failed write is retried with backoff."""
         s.ids_dirty = True
         due = time.monotonic() + delay
         if s.ids_task is not None and not s.ids_task.done():
@@ -633,18 +745,62 @@ class GameService:
             return
 
         async def run() -> None:
-            while s.ids_dirty:
+            backoff = _Backoff(s.game_id, "saving message ids")
+            while s.ids_dirty and not self._closing:
                 wait = s.ids_due - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
                     continue
-                s.ids_dirty = False
                 try:
-                    await self.storage.set_message_ids(s.game_id, json.dumps(s.ids))
+                    await self._write_ids(s)
+                    backoff.ok()
                 except StorageError as e:
-                    log.warning("game %s: message ids not saved: %s", s.game_id, e)
+                    backoff.failed(e)
+                    await backoff.wait()
 
-        s.ids_task = asyncio.get_running_loop().create_task(run())
+        s.ids_task = self._spawn(s, run(), f"ids:{s.game_id}")
+
+    async def _write_ids(self, s: Session) -> None:
+        """Store the message ids now (raises StorageError); clears the pending marks."""
+        urgent = s.ids_urgent
+        s.ids_dirty = s.ids_urgent = False
+        try:
+            await self.storage.set_message_ids(s.game_id, json.dumps(s.ids))
+        except BaseException:
+            s.ids_dirty = True
+            s.ids_urgent = s.ids_urgent or urgent
+            raise
+
+    def _spawn(self, s: Session, coro: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+        """A background task of ``s`` under supervision: if it dies of an error it is
+        reported (logged with the game id) and the game's moves and timers are re-armed."""
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(lambda done: self._task_done(s, done))
+        return task
+
+    def _task_done(self, s: Session, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled() or task.exception() is None:
+            return
+        log.error("game %s: background task %s died", s.game_id, task.get_name(),
+                  exc_info=task.exception())
+        if self._closing or self.sessions.get(s.game_id) is not s:
+            return
+        s.restarts += 1
+        if s.restarts > SUPERVISOR_RESTARTS:
+            log.critical("game %s: background tasks keep dying; the game waits for a press or "
+                         "a restart", s.game_id)
+            return
+        loop = asyncio.get_running_loop()
+        loop.call_later(min(2.0 ** s.restarts, 30.0), self._resume, s)
+
+    def _resume(self, s: Session) -> None:
+        if self._closing or self.sessions.get(s.game_id) is not s:
+            return
+        if s.ids_dirty:
+            self._save_ids(s)
+        self.schedule(s)
 
     # ================================================================== moves
 
@@ -661,6 +817,8 @@ class GameService:
         before = s.state
         assert before is not None
         after = apply(before, action, seat)
+        if s.ids_urgent:  # a message sent for the last move: its id is stored first, so a
+            await self._write_ids(s)  # restart after this move never sends it again
         rows = [(r.number, json.dumps(sheet_row(r)))
                 for r in after.history[len(before.history):]]
         outcome = None
@@ -670,7 +828,8 @@ class GameService:
         text = str(action)
         await self.storage.append_action(
             s.game_id, s.store_version, move_record(seat, text, by), snapshot(after),
-            deadline=self._deadline(s, after), sheet_rows=rows, outcome=outcome)
+            deadline=self._deadline(s, after), sheet_rows=rows, outcome=outcome,
+            human=by == BY_HUMAN)
         s.store_version += 1
         s.state = after
         evs = move_events(before, after, seat, text, by)
@@ -715,26 +874,59 @@ class GameService:
             await self._commit(s, seat, action, BY_HUMAN)
         except IllegalAction:  # pragma: no cover - checked above
             return Answer(t(lang, "popup.unknown"))
-        except VersionConflict:
+        except (VersionConflict, StatusConflict):
             await self._reload(s)
             return Answer(t(lang, "popup.stale"))
+        except StorageError as e:
+            log.warning("game %s: a move of seat %s was not stored: %s", s.game_id, seat, e)
+            return Answer(t(lang, "guard.not_saved"), alert=True)
+        s.touched = self.clock()
         return Answer()
 
-    async def press(self, data: str | None, user: UserRef, reply: Reply | None = None) -> Answer:
+    @staticmethod
+    def _in_place(s: Session, c: cb.Callback, user: UserRef, where: Where) -> bool:
+        """Is the press on a message where this button is shown?  Hand buttons (moves) live
+        in the presser's own private chat; lobby and table buttons in the game's chat."""
+        if where.chat_id is None:
+            return False
+        if c.verb == cb.ACT:
+            return where.chat_id == user.id
+        return where.chat_id == s.chat_id
+
+    async def press(self, data: str | None, user: UserRef, where: Where,
+                    reply: Reply | None = None) -> Answer:
         """A button press anywhere; the answer is shown to the presser (through ``reply``
-        when it is given and may be sent early)."""
+        when it is given and may be sent early).  A press is checked under the chat's lock
+        against the game's current state: its data, the chat it came from and the seat of
+        the presser; a refused press changes nothing."""
         c = cb.decode(data)
         lang = self.lang_for_user(user.id)
         if c is None:
             return Answer(t(lang, "popup.unknown"))
+        if where.chat_id is None:
+            return Answer(t(lang, "guard.wrong_place"))
         s = self.sessions.get(c.game_id)
         if s is None:
             return Answer(t(lang, "popup.stale"))
+        if not self._in_place(s, c, user, where):
+            log.info("press of %s on game %s from chat %s refused: not its place",
+                     user.id, c.game_id, where.chat_id)
+            return Answer(t(lang, "guard.wrong_place"))
         async with s.lock:
-            if self.sessions.get(c.game_id) is not s:
+            if self.sessions.get(c.game_id) is not s or not self._in_place(s, c, user, where):
                 return Answer(t(lang, "popup.stale"))
             if s.status == "lobby":
-                return await self.lobby_press(s, c, user)
+                saved = _LobbyCopy.of(s)
+                try:
+                    return await self.lobby_press(s, c, user)
+                except (VersionConflict, StatusConflict):
+                    saved.restore(s)
+                    await self._reload_lobby(s)
+                    return Answer(t(lang, "popup.stale"))
+                except StorageError as e:
+                    log.warning("game %s: a lobby change was not stored: %s", s.game_id, e)
+                    saved.restore(s)
+                    return Answer(t(lang, "guard.not_saved"), alert=True)
             return await self.game_press(s, c, user, reply)
 
     # ================================================================== computer seats, timers
@@ -747,22 +939,39 @@ class GameService:
         seat = st.to_act
         if s.seats[seat].played_by_computer:
             if s.driver is None or s.driver.done():
-                s.driver = asyncio.get_running_loop().create_task(
-                    self._drive(s), name=f"drive:{s.game_id}")
+                s.driver = self._spawn(s, self._drive(s), f"drive:{s.game_id}")
         elif not s.solo:
             self._arm(s, st.version, self.clock() + self.turn_timeout)
 
     def _arm(self, s: Session, version: int, deadline: float) -> None:
         if s.timer is not None and not s.timer.done() and s.timer is not asyncio.current_task():
             s.timer.cancel()
-        s.timer = asyncio.get_running_loop().create_task(
-            self._time_out(s, version, deadline), name=f"timer:{s.game_id}")
+        s.timer = self._spawn(s, self._time_out(s, version, deadline), f"timer:{s.game_id}")
 
     def _move_seed(self, s: Session, st: GameState, seat: int) -> int:
         return (s.seed * 1000003 + st.version * 31 + seat) & 0x7FFFFFFF
 
+    async def _machine_move(self, s: Session, st: GameState, seat: int, action: Action,
+                            by: str, backoff: _Backoff) -> bool:
+        """Store a move the computer chose at ``st``; False if it must be tried again later
+        (the database did not answer).  Stale states are skipped (True)."""
+        async with s.lock:
+            if s.state is not st or s.status != "playing":
+                return True
+            try:
+                await self._commit(s, seat, action, by)
+            except (VersionConflict, StatusConflict):
+                await self._reload(s)
+                return True
+            except StorageError as e:
+                backoff.failed(e)
+                return False
+        backoff.ok()
+        return True
+
     async def _drive(self, s: Session) -> None:
-        failures = 0
+        backoff = _Backoff(s.game_id, "a computer move")
+        chosen: tuple[GameState, Action] | None = None
         while not self._closing:
             st = s.state
             if st is None or s.status != "playing" or st.to_act < 0:
@@ -771,26 +980,18 @@ class GameService:
             who = s.seats[seat]
             if not who.played_by_computer:
                 return
-            if self.move_delay:
-                await asyncio.sleep(self.move_delay)
-            level = who.level if who.computer else self.computer_level
-            action = await self.thinker.choose(view(st, seat), level, self._move_seed(s, st, seat))
-            async with s.lock:
-                if s.state is not st or s.status != "playing":
-                    continue
-                try:
-                    await self._commit(s, seat, action, BY_COMPUTER if who.computer else BY_AUTO)
-                    failures = 0
-                except (StorageError, IllegalAction) as e:
-                    failures += 1
-                    log.error("game %s: a computer move failed: %s", s.game_id, e)
-                    if isinstance(e, VersionConflict | StatusConflict):
-                        await self._reload(s)
-                        return
-                    if failures >= 5:
-                        return
-            if failures:
-                await asyncio.sleep(1.0)
+            if chosen is None or chosen[0] is not st:
+                if self.move_delay:
+                    await asyncio.sleep(self.move_delay)
+                level = who.level if who.computer else self.computer_level
+                action = await self.thinker.choose(view(st, seat), level,
+                                                   self._move_seed(s, st, seat))
+                chosen = (st, action)
+            by = BY_COMPUTER if who.computer else BY_AUTO
+            if not await self._machine_move(s, st, seat, chosen[1], by, backoff):
+                await backoff.wait()
+            if self.sessions.get(s.game_id) is not s:
+                return
 
     async def _time_out(self, s: Session, version: int, deadline: float) -> None:
         half = deadline - self.turn_timeout / 2
@@ -807,19 +1008,17 @@ class GameService:
                 self.reply(who.user_id, t(lang, "reminder", seconds=left,
                                           title=esc(s.title or "—")))
         await asyncio.sleep(max(0.0, deadline - self.clock()))
-        st = s.state
-        if st is None or st.version != version or s.status != "playing" or st.to_act < 0:
-            return
-        seat = st.to_act
-        action = await self.thinker.choose(view(st, seat), self.computer_level,
-                                           self._move_seed(s, st, seat))
-        async with s.lock:
-            if s.state is not st or s.status != "playing":
+        backoff = _Backoff(s.game_id, "a move for an absent player")
+        while not self._closing:
+            st = s.state
+            if st is None or st.version != version or s.status != "playing" or st.to_act < 0:
                 return
-            try:
-                await self._commit(s, seat, action, BY_TIMEOUT)
-            except (StorageError, IllegalAction) as e:
-                log.error("game %s: a move for an absent player failed: %s", s.game_id, e)
+            seat = st.to_act
+            action = await self.thinker.choose(view(st, seat), self.computer_level,
+                                               self._move_seed(s, st, seat))
+            if await self._machine_move(s, st, seat, action, BY_TIMEOUT, backoff):
+                return
+            await backoff.wait()
 
     # ================================================================== seats handed over
 
@@ -877,11 +1076,19 @@ class GameService:
                     log.warning("game %s: seat %s not given back: %s", s.game_id, seat, e)
 
     async def bot_kicked(self, chat_id: int) -> None:
-        s = self.session_of_chat(chat_id)
-        if s is None:
-            return
-        async with s.lock:
-            await self._stop(s)
+        """The bot was removed from a group: its lobby there is cancelled and its game
+        stopped (results kept); nothing more is sent to that chat."""
+        async with self.chat_lock(chat_id):
+            s = self.session_of_chat(chat_id)
+            if s is not None:
+                if s.status == "lobby":
+                    with contextlib.suppress(StatusConflict):
+                        await self.storage.cancel_lobby(s.game_id)
+                    s.status = "stopped"
+                    self._unregister(s)
+                else:
+                    await self._stop(s)
+        self.outbox.drop_chat(chat_id)
 
     # ================================================================== commands
 
@@ -952,16 +1159,22 @@ class GameService:
 
     async def leave(self, chat: ChatRef, user: UserRef) -> None:
         lang = await self.chat_lang(chat, user)
-        s = self.session_of_chat(chat.id)
-        if s is None or s.seat_of(user.id) < 0:
-            self.reply(chat.id, t(lang, "leave.not_seated"))
-            return
-        async with s.lock:
-            seat = s.seat_of(user.id)
+        async with self.chat_lock(chat.id):
+            # everything is checked again under the lock: another press may have changed it
+            s = self.session_of_chat(chat.id)
+            seat = s.seat_of(user.id) if s is not None else -1
+            if s is None or seat < 0:
+                self.reply(chat.id, t(lang, "leave.not_seated"))
+                return
             if s.status == "lobby":
+                saved = _LobbyCopy.of(s)
                 del s.seats[seat]
                 s.note = t(lang, "lobby.left", name=esc(user.name))
-                await self._lobby_saved(s)
+                try:
+                    await self._lobby_saved(s)
+                except StorageError:
+                    saved.restore(s)
+                    raise
                 return
             if s.status != "playing":
                 return
@@ -971,23 +1184,23 @@ class GameService:
             humans = [i for i, x in enumerate(s.seats)
                       if x.kind == "human" and not x.auto and i != seat]
             deal = s.shown_deal
-            self._put_hand(s, seat, deal, R.render_left(self.lang_for_user(user.id)), final=True)
             await self._set_auto(s, seat, True, "leave")
+            self._put_hand(s, seat, deal, R.render_left(self.lang_for_user(user.id)), final=True)
             self.reply(chat.id, t(lang, "leave.done", name=esc(user.name)))
             if not humans:
                 await self._stop(s)
 
     async def stop(self, chat: ChatRef, user: UserRef) -> None:
         lang = await self.chat_lang(chat, user)
-        s = self.session_of_chat(chat.id)
-        if s is None:
-            self.reply(chat.id, t(lang, "stop.none"))
-            return
-        if not await self._may_manage(s, user.id):
-            self.reply(chat.id, t(lang, "stop.not_allowed"))
-            return
-        async with s.lock:
-            if self.sessions.get(s.game_id) is not s:
+        async with self.chat_lock(chat.id):
+            s = self.session_of_chat(chat.id)
+            if s is None:
+                s = await self._orphan(chat.id)
+            if s is None:
+                self.reply(chat.id, t(lang, "stop.none"))
+                return
+            if not await self._may_manage(s, user):
+                self.reply(chat.id, t(lang, "stop.not_allowed"))
                 return
             if s.status == "lobby":
                 await self.storage.cancel_lobby(s.game_id)
@@ -1037,14 +1250,41 @@ class GameService:
     # ================================================================== restart
 
     async def restore(self) -> int:
-        """Rebuild every game in progress from storage and re-arm its timers and moves."""
+        """Rebuild every game in progress from storage and re-arm its timers and moves; a
+        game that cannot be rebuilt is marked broken (its record kept) and its chat told."""
         games = await self.storage.games_in_progress()
         for game in games:
-            try:
-                await self._restore_one(game)
-            except Exception:
-                log.exception("game %s could not be restored", game.game_id)
+            await self._restore_or_break(game)
+        self._start_sweeper()
         return len(games)
+
+    async def _restore_or_break(self, game: Game) -> Session | None:
+        try:
+            await self._restore_one(game)
+        except StorageError:
+            raise  # the database failed, not the game: it is not broken
+        except Exception as e:
+            log.exception("game %s could not be restored; marked broken", game.game_id)
+            self._unregister_id(game.game_id)
+            await self.storage.mark_broken(game.game_id, f"{type(e).__name__}: {e}"[:500])
+            chat = await self.storage.get_chat(game.chat_id)
+            self.reply(game.chat_id, t(norm_lang(chat.language if chat else None),
+                                       "guard.broken", game=game.game_id))
+            return None
+        return self.sessions.get(game.game_id)
+
+    def _unregister_id(self, game_id: int) -> None:
+        s = self.sessions.get(game_id)
+        if s is not None:
+            self._unregister(s)
+
+    async def _orphan(self, chat_id: int) -> Session | None:
+        """The chat's active game in storage that is not in memory (a failed restore, or
+        another process): restored now, or marked broken so that it frees the chat."""
+        game = await self.storage.active_game(chat_id)
+        if game is None or game.game_id in self.sessions:
+            return self.sessions.get(game.game_id) if game is not None else None
+        return await self._restore_or_break(game)
 
     async def _restore_one(self, game: Game) -> None:
         chat = await self.storage.get_chat(game.chat_id)
@@ -1059,6 +1299,8 @@ class GameService:
                     lobby_code=game.lobby_code, level=str(ids.get("level", self.computer_level)),
                     title=str(ids.get("title", "")))
         s.ids = ids
+        s.touched = game.updated if game.status == "lobby" else \
+            (game.human_moved or game.updated)
         for place in s.seats:
             if place.kind == "human":
                 row = await self.storage.get_user(place.user_id)
@@ -1113,22 +1355,85 @@ class GameService:
             await self._restore_one(game)
 
     async def close(self) -> None:
-        """Stop timers and computer moves and save the message ids (shutdown)."""
+        """Stop timers, computer moves and the sweeper, let the outbox send what it has,
+        and save the message ids (shutdown); no task of the service is left running."""
         self._closing = True
-        tasks = []
-        for s in self.sessions.values():
-            for task in (s.driver, s.timer):
-                if task is not None and not task.done():
-                    task.cancel()
-                    tasks.append(task)
+        tasks = [t for t in self._tasks if not t.done()]
+        if self._sweeper is not None:
+            tasks.append(self._sweeper)
+        for task in tasks:
+            task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await self.outbox.idle(5.0)
         for s in list(self.sessions.values()):
-            if s.ids_task is not None and not s.ids_task.done():
-                s.ids_task.cancel()
-                await asyncio.gather(s.ids_task, return_exceptions=True)
             with contextlib.suppress(StorageError):
                 await self.storage.set_message_ids(s.game_id, json.dumps(s.ids))
+
+    # ================================================================== expiry
+
+    def _start_sweeper(self) -> None:
+        if self._sweeper is None and not self._closing:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever(),
+                                                                   name="sweeper")
+
+    async def _sweep_forever(self) -> None:
+        while not self._closing:
+            await asyncio.sleep(self.sweep_every)
+            try:
+                await self.sweep()
+            except StorageError as e:
+                log.warning("the sweep for idle games failed, next time again: %s", e)
+            except Exception:
+                log.exception("the sweep for idle games failed")
+
+    async def sweep(self) -> int:
+        """Close lobbies idle for ``lobby_ttl`` and stop games without a person's move for
+        ``game_ttl`` (records kept); prune the in-memory caches.  Returns the games closed."""
+        now = self.clock()
+        closed = 0
+        for s in list(self.sessions.values()):
+            ttl = self.lobby_ttl if s.status == "lobby" else self.game_ttl
+            if now - s.touched < ttl:
+                continue
+            async with s.lock:
+                if self.sessions.get(s.game_id) is not s or now - s.touched < ttl:
+                    continue
+                try:
+                    await self._expire(s)
+                except (VersionConflict, StatusConflict):
+                    continue  # changed meanwhile (another process?): not idle
+                closed += 1
+        self._prune(now)
+        return closed
+
+    async def _expire(self, s: Session) -> None:
+        """Close an idle lobby or game (status ``expired``, record kept) and say so."""
+        if s.status == "lobby":
+            await self.storage.expire_game(s.game_id, expected_lobby_rev=s.lobby_rev)
+            s.status = "stopped"
+            self._unregister(s)
+            self.outbox.put(s.chat_id, lobby_key(s.game_id),
+                            R.Rendered(t(s.lang, "guard.expired_lobby")), final=True)
+            return
+        st = s.state
+        assert st is not None
+        await self.storage.expire_game(s.game_id, totals=json.dumps(list(st.totals)),
+                                       expected_version=s.store_version)
+        s.status = "stopped"
+        self.refresh(s)
+        self._unregister(s)
+        self.reply(s.chat_id, t(s.lang, "guard.expired_game"))
+
+    def _prune(self, now: float) -> None:
+        mono = time.monotonic()
+        self._admins = {k: v for k, v in self._admins.items() if mono - v[0] < 60}
+        busy = {s.chat_id for s in self.sessions.values()}
+        self._chat_locks = {c: lk for c, lk in self._chat_locks.items()
+                            if c in busy or lk.locked()}
+        if len(self.user_langs) > CACHE_LIMIT:
+            seated = {x.user_id for s in self.sessions.values() for x in s.seats}
+            self.user_langs = {u: lg for u, lg in self.user_langs.items() if u in seated}
+        self.outbox.prune(busy)
 
 
 # ====================================================================== rules helpers

@@ -135,6 +135,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+GROUP_ANONYMOUS_BOT = 1087968824  # the sender of anonymous admins' messages
 JSONDict = dict[str, Any]
 
 DEFAULT_TOKEN: Final = "7000000001:AAHfakeTokenForThousandBotTests000000"
@@ -916,6 +917,43 @@ class FakeTelegramServer:
             self._enqueue("message", message.to_api())
         await asyncio.sleep(0)
         return message
+
+    async def send_as_group(self, admin: UserRef, chat: ChatRef, text: str) -> FakeMessage:
+        """An anonymous admin of ``chat`` writes ``text`` on behalf of the group: ``from`` is
+        @GroupAnonymousBot and ``sender_chat`` is the group itself (as Telegram sends it)."""
+        person = self._user(admin)
+        target = self.chat(chat)
+        if person.id not in target.admin_ids and person.id != target.creator_id:
+            raise ValueError(f"user {person.id} is not an admin of chat {target.id}")
+        message = self._new_message(
+            target,
+            sender={"id": GROUP_ANONYMOUS_BOT, "is_bot": True, "first_name": "Group",
+                    "username": "GroupAnonymousBot"},
+            from_bot=False,
+            text=text,
+            entities=_detect_entities(text),
+            source_text=text,
+            service={"sender_chat": target.to_api()},
+        )
+        if self._delivers(target, message):
+            self._enqueue("message", message.to_api())
+        await asyncio.sleep(0)
+        return message
+
+    def press_inline(self, user: UserRef, inline_message_id: str,
+                     callback_data: str) -> PressedQuery:
+        """A press on a message sent through inline mode: the update has
+        ``inline_message_id`` and no ``message`` (a modified client can send any data)."""
+        person = self._user(user)
+        query_id = str(next(self._query_ids))
+        payload: JSONDict = {"id": query_id, "from": person.to_api(),
+                             "inline_message_id": inline_message_id,
+                             "chat_instance": "inline", "data": callback_data}
+        query = PressedQuery(id=query_id, user_id=person.id, chat_id=0, message_id=0,
+                             data=callback_data, pressed_at=self.clock())
+        self.callback_queries[query_id] = query
+        self._enqueue("callback_query", payload)
+        return query
 
     def press_nowait(
         self,
