@@ -10,7 +10,11 @@ import re
 import signal
 import sqlite3
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from bot.engine.state import Action
 from bot.engine.views import view
 from tests.bot.helpers import (
     action_button,
@@ -340,3 +344,31 @@ async def test_killed_at_any_moment_each_deal_is_posted_once(
     assert deals and all(n == 1 for n in deals.values()), deals
     server.assert_clean(allow_not_modified=True)
     assert len(server.not_modified) <= kills
+
+
+async def test_a_background_task_that_dies_is_reported_and_restarted(
+        server: FakeTelegramServer, db: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A computer player that crashes once (a bug, not the database): the supervisor logs
+    it with the game id and re-arms the game, which goes on to its end."""
+    vera = server.add_user(6081, "Вера")
+    async with running(server, db) as app:
+        await start_private(server, vera)
+        svc = service(app)
+        real = svc.thinker.choose
+        crashes = 0
+
+        async def flaky(*args: Any, **kw: Any) -> Action:
+            nonlocal crashes
+            if crashes < 2:
+                crashes += 1
+                raise RuntimeError("the computer player crashed")
+            return await real(*args, **kw)
+
+        svc.thinker.choose = flaky  # type: ignore[method-assign]
+        gid = await _solo(server, app, vera)
+        await _finish(server, app, gid, vera)
+        assert crashes == 2
+        died = [r for r in caplog.records if "background task" in r.getMessage()]
+        assert died and all(f"game {gid}" in r.getMessage() for r in died)
+        await idle(app)
+    server.assert_clean()
