@@ -13,10 +13,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /src
+# The exact, hash-checked versions first (a layer that changes only with the lock) ...
+COPY requirements.lock ./
+RUN pip install --require-hashes -r requirements.lock
+# ... then the project itself, without resolving anything again.
 COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY storage ./storage
-RUN pip install . \
+RUN pip install --no-deps . \
     && rm -rf /src \
     && useradd --create-home --uid 10001 --shell /usr/sbin/nologin thousand \
     && mkdir -p /data \
