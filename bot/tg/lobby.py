@@ -1,0 +1,340 @@
+"""The lobby room: opening a table (or a solo game), seats, computers, the rules menu, start."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from typing import Any
+
+from bot.engine.game import new_game
+from bot.engine.rules import (
+    CLASSIC,
+    PRESETS,
+    RULE_IDS,
+    RULE_SPECS,
+    Rules,
+    RulesError,
+    make_rules,
+    rule_problems,
+    rules_from_dict,
+)
+from bot.i18n import Lang, esc, t
+from bot.tg import callbacks as cb
+from bot.tg import render as R
+from bot.tg.model import (
+    SeatInfo,
+    deal_number,
+    seats_from_json,
+    seats_json,
+    snapshot,
+)
+from bot.tg.session import (
+    Answer,
+    ChatRef,
+    Session,
+    UserRef,
+    lobby_key,
+    table_key,
+)
+from bot.tg.table import TableRoom
+from storage import (
+    ActiveGameConflict,
+    StatusConflict,
+    StorageError,
+    VersionConflict,
+)
+
+log = logging.getLogger(__name__)
+
+
+class LobbyRoom(TableRoom):
+    """Lobbies and the start of a game."""
+
+    def lobby_info(self, s: Session) -> R.LobbyInfo:
+        return R.LobbyInfo(s.game_id, s.lobby_rev, s.rules, s.labels(), s.level, s.note, s.page)
+
+    def show_lobby(self, s: Session) -> None:
+        content = R.render_lobby(s.lang, self.lobby_info(s))
+
+        def sent(mid: int, digest: str, new: bool) -> None:
+            if s.ids.get("lobby") != mid:
+                s.ids["lobby"] = mid
+                s.ids_urgent = True
+                self._save_ids(s, 0.0)
+
+        self.outbox.put(s.chat_id, lobby_key(s.game_id), content, on_sent=sent)
+
+    async def _default_rules(self, chat_id: int) -> Rules:
+        row = await self.storage.get_chat(chat_id)
+        if row is not None and row.default_rules:
+            try:
+                return rules_from_dict(json.loads(row.default_rules))
+            except (RulesError, ValueError):
+                log.warning("chat %s: stored default rules are not valid", chat_id)
+        return CLASSIC
+
+    async def _open_lobby(self, chat: ChatRef, user: UserRef, lang: Lang, rules: Rules) -> None:
+        urow = await self.storage.get_user(user.id)
+        seats = []
+        if urow is not None and urow.started and not urow.blocked:
+            seats.append(SeatInfo("human", user.id, user.name, ""))
+        for _ in range(5):
+            code = self._code()
+            try:
+                gid = await self.storage.create_game(
+                    chat.id, user.id, rules=rules.model_dump_json(), seed=self._seed(),
+                    seats=seats_json(seats), lobby_code=code)
+                break
+            except StorageError as e:
+                if isinstance(e, ActiveGameConflict):
+                    self.reply(chat.id, t(lang, "newgame.exists"))
+                    return
+                continue
+        else:  # pragma: no cover - ten random characters never collide five times
+            raise RuntimeError("no free lobby code")
+        game = await self.storage.get_game(gid)
+        assert game is not None
+        s = Session(gid, chat.id, chat.kind, lang, user.id, "lobby", rules, game.seed, seats,
+                    lobby_rev=game.lobby_rev, lobby_code=code, level=self.computer_level,
+                    title=chat.title)
+        if not seats:
+            s.note = t(lang, "lobby.creator_not_started", name=esc(user.name))
+        s.ids = {"level": s.level, "title": chat.title}
+        self._register(s)
+        self.show_lobby(s)
+
+    async def _solo(self, chat: ChatRef, user: UserRef, lang: Lang, rules: Rules) -> None:
+        s = Session(0, chat.id, "private", lang, user.id, "lobby", rules, self._seed(),
+                    [SeatInfo("human", user.id, user.name, "")], level=self.computer_level)
+        while len(s.seats) < rules.players:
+            s.seats.append(SeatInfo("computer", 0, self._computer_name(s), s.level))
+        try:
+            gid = await self.storage.create_game(chat.id, user.id, rules=rules.model_dump_json(),
+                                                 seed=s.seed, seats=seats_json(s.seats))
+        except ActiveGameConflict:
+            self.reply(chat.id, t(lang, "newgame.exists"))
+            return
+        s.game_id = gid
+        s.ids = {"level": s.level}
+        await self._start(s)
+
+    async def lobby_press(self, s: Session, c: cb.Callback, user: UserRef) -> Answer:
+        lang = s.lang
+        if s.status != "lobby" or c.verb in (cb.ACT, cb.HAND, cb.SCORE):
+            return Answer(t(lang, "popup.stale"))
+        verb = c.verb
+        if verb == cb.JOIN:
+            return await self._join(s, user)
+        if verb == cb.LEAVE:
+            seat = s.seat_of(user.id)
+            if seat < 0:
+                return Answer(t(lang, "popup.not_seated"))
+            del s.seats[seat]
+            s.note = t(lang, "lobby.left", name=esc(user.name))
+            return await self._lobby_saved(s)
+        manager = await self._may_manage(s, user)
+        if verb == cb.MENU:
+            page = R.menu_page(c.arg)
+            if page is None:
+                return Answer(t(lang, "popup.unknown"))
+            if page and not manager:
+                return Answer(t(lang, "popup.only_creator"))
+            s.page = page
+            self.show_lobby(s)
+            return Answer()
+        if not manager:
+            return Answer(t(lang, "popup.only_creator"))
+        if c.version != s.lobby_rev and verb in (cb.SET, cb.PLAYERS, cb.PRESET, cb.LEVEL):
+            return Answer(t(lang, "popup.stale"))
+        if verb == cb.ADD_AI:
+            if len(s.seats) >= s.rules.players:
+                return Answer(t(lang, "popup.table_full"))
+            s.seats.append(SeatInfo("computer", 0, self._computer_name(s), s.level))
+            s.note = ""
+            return await self._lobby_saved(s)
+        if verb == cb.DROP_AI:
+            for i in range(len(s.seats) - 1, -1, -1):
+                if s.seats[i].computer:
+                    del s.seats[i]
+                    s.note = ""
+                    return await self._lobby_saved(s)
+            return Answer(t(lang, "popup.no_computer"))
+        if verb == cb.LEVEL:
+            if c.arg not in R.LEVELS:
+                return Answer(t(lang, "popup.unknown"))
+            s.level = c.arg
+            for place in s.seats:
+                if place.computer:
+                    place.level = c.arg
+            s.ids["level"] = c.arg
+            self._save_ids(s)
+            return await self._lobby_saved(s)
+        if verb == cb.PLAYERS:
+            return await self._change_rules(s, "players", int(c.arg))
+        if verb == cb.PRESET:
+            if c.arg not in PRESETS:
+                return Answer(t(lang, "popup.unknown"))
+            return await self._set_rules(s, make_rules(c.arg, players=s.rules.players))
+        if verb == cb.SET:
+            idx_s, opt_s = c.arg.split(".")
+            idx, opt = int(idx_s), int(opt_s)
+            if idx >= len(RULE_IDS) or opt >= len(RULE_SPECS[RULE_IDS[idx]].options):
+                return Answer(t(lang, "popup.unknown"))
+            rid = RULE_IDS[idx]
+            return await self._change_rules(s, rid, RULE_SPECS[rid].options[opt])
+        if verb == cb.START:
+            if len(s.seats) < s.rules.players:
+                return Answer(t(lang, "popup.not_full"))
+            await self._start(s)
+            return Answer()
+        if verb == cb.CANCEL:
+            await self.storage.cancel_lobby(s.game_id)
+            s.status = "stopped"
+            self._unregister(s)
+            self.outbox.put(s.chat_id, lobby_key(s.game_id),
+                            R.Rendered(t(lang, "lobby.cancelled")), final=True)
+            return Answer()
+        return Answer(t(lang, "popup.unknown"))
+
+    async def _join(self, s: Session, user: UserRef) -> Answer:
+        lang = s.lang
+        if s.seat_of(user.id) >= 0:
+            return Answer(t(lang, "popup.already_seated"))
+        if len(s.seats) >= s.rules.players:
+            return Answer(t(lang, "popup.table_full"))
+        row = await self.storage.get_user(user.id)
+        if row is None or not row.started or row.blocked:
+            return Answer(url=f"https://t.me/{self.bot_username}?start=join_{s.lobby_code}")
+        s.seats.append(SeatInfo("human", user.id, user.name, ""))
+        s.note = t(lang, "lobby.joined", name=esc(user.name))
+        return await self._lobby_saved(s)
+
+    async def _lobby_saved(self, s: Session) -> Answer:
+        try:
+            s.lobby_rev = await self.storage.update_lobby(
+                s.game_id, s.lobby_rev, seats=seats_json(s.seats), rules=s.rules.model_dump_json())
+        except (VersionConflict, StatusConflict):
+            await self._reload_lobby(s)
+            return Answer(t(s.lang, "popup.stale"))
+        s.touched = self.clock()
+        self.show_lobby(s)
+        return Answer()
+
+    async def _reload_lobby(self, s: Session) -> None:
+        game = await self.storage.get_game(s.game_id)
+        if game is None or game.status != "lobby":
+            self._unregister(s)
+            return
+        s.seats = seats_from_json(game.seats)
+        s.rules = rules_from_dict(json.loads(game.rules))
+        s.lobby_rev = game.lobby_rev
+        self.show_lobby(s)
+
+    async def _change_rules(self, s: Session, rid: str, value: Any) -> Answer:
+        data = s.rules.model_dump()
+        data[rid] = value
+        fixed = fit_rules(data, rid)
+        if isinstance(fixed, str):
+            return Answer(R.popup(t(s.lang, "popup.bad_rule", reason=fixed)))
+        return await self._set_rules(s, fixed)
+
+    async def _set_rules(self, s: Session, rules: Rules) -> Answer:
+        if len(s.seats) > rules.players:
+            return Answer(t(s.lang, "popup.too_many_seated"))
+        s.rules = rules
+        s.note = ""
+        return await self._lobby_saved(s)
+
+    async def join_by_code(self, user: UserRef, code: str) -> None:
+        """``/start join_<code>`` in private: seat the user at that lobby."""
+        lang = self.lang_for_user(user.id)
+        game = await self.storage.game_by_lobby_code(code)
+        s = self.sessions.get(game.game_id) if game is not None else None
+        if s is None or s.status != "lobby":
+            self.reply(user.id, t(lang, "join.gone"))
+            return
+        async with s.lock:
+            if s.status != "lobby":
+                self.reply(user.id, t(lang, "join.gone"))
+                return
+            answer = await self._join(s, user)
+        if answer.text:
+            self.reply(user.id, answer.text)
+        else:
+            self.reply(user.id, t(lang, "join.done", title=esc(s.title or "—")))
+
+    async def _start(self, s: Session) -> None:
+        state = new_game(s.rules, s.seed)
+        deadline = self._deadline(s, state)
+        await self.storage.start_game(s.game_id, s.lobby_rev, snapshot=snapshot(state),
+                                      deadline=deadline, seats=seats_json(s.seats),
+                                      rules=s.rules.model_dump_json())
+        with contextlib.suppress(StorageError):
+            await self.storage.set_default_rules(s.chat_id, s.rules.model_dump_json())
+        s.lobby_rev += 1
+        s.status = "playing"
+        s.state = state
+        s.page = ""
+        self._register(s)
+        if not s.solo:
+            self.outbox.rename(s.chat_id, lobby_key(s.game_id), table_key(s.game_id, 1))
+            if "lobby" in s.ids:
+                s.ids["t"] = [deal_number(state), s.ids.pop("lobby")]
+        self.refresh(s)
+        self.schedule(s)
+
+
+# ====================================================================== rules helpers
+
+
+def rules_from_args(base: Rules, args: list[str]) -> Rules:
+    """``/newgame [2|3|4] [classic|full]``."""
+    preset: str | None = None
+    players: int | None = None
+    for a in args:
+        w = a.lower()
+        if w in ("2", "3", "4"):
+            players = int(w)
+        elif w in PRESETS:
+            preset = w
+        elif w in ("классика", "классические"):
+            preset = "classic"
+        elif w in ("полные", "полная", "все"):
+            preset = "full"
+        else:
+            raise RulesError(f"unknown word {a!r}: use 2, 3, 4, classic or full")
+    data = (PRESETS[preset] if preset else base).model_dump()
+    if players is not None:
+        data["players"] = players
+    fixed = fit_rules(data, "players")
+    if isinstance(fixed, str):
+        raise RulesError(fixed)
+    return fixed
+
+
+def fit_rules(data: dict[str, Any], changed: str) -> Rules | str:
+    """The rules with ``changed`` set, resetting to their defaults the rules that no longer
+    fit it ("golden_raise needs golden_round"); a readable reason when that is impossible
+    (the changed rule itself needs another one)."""
+    defaults = CLASSIC.model_dump()
+    work = dict(data)
+    first: str | None = None
+    for _ in range(len(RULE_IDS) + 1):
+        try:
+            return rules_from_dict(work)
+        except RulesError as e:
+            reason = str(e)
+        first = first or reason
+        try:
+            problems = rule_problems(Rules.model_construct(**work))
+        except Exception:  # pragma: no cover - a value of the wrong type
+            return first
+        resets = {p.split()[0] for p in problems if " needs " in p}
+        resets = {r for r in resets
+                  if r in defaults and r != changed and work[r] != defaults[r]}
+        if not resets:
+            return first
+        for r in resets:
+            work[r] = defaults[r]
+    return first or "?"

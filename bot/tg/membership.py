@@ -1,0 +1,103 @@
+"""The membership room: people who block or come back to the bot, the bot removed from
+or added to a group, a group that became a supergroup."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Any
+
+from bot.tg.lobby import LobbyRoom
+from storage import (
+    ActiveGameConflict,
+    StatusConflict,
+    StorageError,
+)
+
+log = logging.getLogger(__name__)
+
+
+class MembershipRoom(LobbyRoom):
+    """Who may be written to, and where the bot is."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.outbox.on_forbidden = self.user_blocked
+        self.outbox.on_kicked = self.bot_kicked
+        self.outbox.on_migrated = self.migrate
+
+    async def user_blocked(self, user_id: int) -> None:
+        """The user blocked the bot (a 403, or my_chat_member): a computer plays for them."""
+        with contextlib.suppress(StorageError):
+            await self.storage.mark_blocked(user_id, True)
+        for s in list(self.sessions.values()):
+            seat = s.seat_of(user_id)
+            if seat < 0:
+                continue
+            async with s.lock:
+                if s.status == "lobby":
+                    if s.seat_of(user_id) >= 0:
+                        del s.seats[s.seat_of(user_id)]
+                        s.note = ""
+                        await self._lobby_saved(s)
+                elif s.status == "playing" and not s.solo:
+                    try:
+                        await self._set_auto(s, seat, True, "blocked")
+                    except StorageError as e:
+                        log.warning("game %s: seat %s not handed over: %s", s.game_id, seat, e)
+
+    async def user_back(self, user_id: int) -> None:
+        """The user started the bot again: their seats come back, their messages are re-sent."""
+        for s in list(self.sessions.values()):
+            seat = s.seat_of(user_id)
+            if seat < 0 or s.status != "playing":
+                continue
+            async with s.lock:
+                who = s.seats[seat]
+                if who.auto and who.why != "blocked":
+                    continue
+                try:
+                    if who.auto:
+                        await self._set_auto(s, seat, False, "back")
+                    else:
+                        self.refresh(s)
+                except StorageError as e:
+                    log.warning("game %s: seat %s not given back: %s", s.game_id, seat, e)
+
+    async def bot_kicked(self, chat_id: int) -> None:
+        """The bot was removed from a group: its lobby there is cancelled and its game
+        stopped (results kept); nothing more is sent to that chat."""
+        async with self.chat_lock(chat_id):
+            s = self.session_of_chat(chat_id)
+            if s is not None:
+                if s.status == "lobby":
+                    with contextlib.suppress(StatusConflict):
+                        await self.storage.cancel_lobby(s.game_id)
+                    s.status = "stopped"
+                    self._unregister(s)
+                else:
+                    await self._stop(s)
+        self.outbox.drop_chat(chat_id)
+
+    async def migrate(self, old: int, new: int) -> None:
+        """A group became a supergroup (its id changed): the game moves along."""
+        async with self.chat_lock(old):
+            try:
+                await self.storage.migrate_chat(old, new)
+            except ActiveGameConflict as e:
+                log.error("chat %s -> %s: both have a game: %s", old, new, e)
+                return
+            gid = self.by_chat.pop(old, None)
+            if gid is not None and gid in self.sessions:
+                s = self.sessions[gid]
+                s.chat_id = new
+                s.kind = "supergroup"
+                self.by_chat[new] = gid
+                self.outbox.migrate(old, new)
+                if s.status == "lobby":
+                    s.ids.pop("lobby", None)
+                    self.show_lobby(s)
+                else:
+                    s.ids.pop("t", None)
+                    self.refresh(s)
+                self._save_ids(s)

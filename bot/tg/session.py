@@ -1,0 +1,231 @@
+"""The plain pieces of the Telegram layer: who pressed (``UserRef``), where (``ChatRef``,
+``Where``), the answer to a press, one game in memory (``Session``), the retry policy of
+background writes (``Backoff``) and the keys of the outbox's message slots."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+import unicodedata
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from bot.engine.rules import (
+    Rules,
+)
+from bot.engine.state import GameState
+from bot.i18n import Lang
+from bot.tg import render as R
+from bot.tg.model import (
+    Event,
+    SeatInfo,
+)
+
+log = logging.getLogger(__name__)
+
+NEW_MESSAGE_SAVE = 0.0  # a new message's id is stored at once (and before the next move)
+EDIT_SAVE = 20.0  # what an edited message shows is stored at most this late (for restarts)
+BACKOFF_FIRST = 0.25  # seconds before the first retry of a failed background write
+BACKOFF_MAX = 15.0  # the longest wait between two retries
+SUPERVISOR_RESTARTS = 8  # restarts of a game's dying background tasks before giving up
+NAME_LIMIT = 24  # characters of a person's name shown at the table
+SWEEP_EVERY = 60.0  # seconds between two sweeps for idle lobbies and games
+CACHE_LIMIT = 10_000  # entries of each in-memory cache (admins, languages, locks)
+
+ChatKind = Literal["private", "group", "supergroup"]
+
+
+def clean_name(raw: str, limit: int = NAME_LIMIT) -> str:
+    """A name fit for the table: no control or format characters (bidi overrides,
+    zero-width joiners, …), whitespace collapsed, at most ``limit`` characters.  It is still
+    HTML-escaped where it is shown (``esc``)."""
+    text = unicodedata.normalize("NFC", raw)
+    kept = []
+    for ch in text:
+        if ch.isspace():
+            kept.append(" ")
+        elif unicodedata.category(ch)[0] != "C":  # Cc control, Cf format, Cs, Co, Cn
+            kept.append(ch)
+    return " ".join("".join(kept).split())[:limit].strip()
+
+
+@dataclass(frozen=True, slots=True)
+class UserRef:
+    id: int
+    first_name: str
+    username: str | None = None
+    language_code: str | None = None
+    anonymous_admin: bool = False
+    """A message sent on behalf of the group by an anonymous admin (``sender_chat`` is the
+    group itself): it counts as an admin of that group."""
+
+    @property
+    def name(self) -> str:
+        for raw in (self.first_name, self.username or ""):
+            name = clean_name(raw)
+            if name:
+                return name
+        return str(self.id)
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a button was pressed: the chat and message it is on (None for a message sent
+    through inline mode, which carries ``inline_message_id`` and no chat)."""
+
+    chat_id: int | None
+    message_id: int | None = None
+
+    @staticmethod
+    def private(user_id: int) -> Where:
+        return Where(user_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRef:
+    id: int
+    kind: ChatKind
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The answer to a button press (a popup line, or a URL to open)."""
+
+    text: str | None = None
+    url: str | None = None
+    alert: bool = False
+
+
+class Reply:
+    """Answers one callback query exactly once (``soon``: in a task of its own)."""
+
+    def __init__(self, send: Callable[[Answer], Awaitable[None]]) -> None:
+        self._send = send
+        self.done = False
+        self.task: asyncio.Task[None] | None = None
+
+    async def __call__(self, answer: Answer) -> None:
+        if not self.done:
+            self.done = True
+            await self._send(answer)
+
+    def soon(self, answer: Answer) -> None:
+        if not self.done:
+            self.task = asyncio.get_running_loop().create_task(self(answer))
+
+    async def finish(self, answer: Answer) -> None:
+        """Answer with ``answer`` unless answered already; wait for an early answer."""
+        if self.task is not None:
+            await self.task
+        await self(answer)
+
+
+@dataclass(eq=False)
+class Session:
+    game_id: int
+    chat_id: int
+    kind: ChatKind
+    lang: Lang
+    creator_id: int
+    status: str
+    rules: Rules
+    seed: int
+    seats: list[SeatInfo]
+    lobby_rev: int = 0
+    lobby_code: str | None = None
+    level: str = "hard"
+    page: str = ""
+    note: str = ""
+    title: str = ""
+    state: GameState | None = None
+    store_version: int = 0
+    events: dict[int, list[Event]] = field(default_factory=dict)
+    ids: dict[str, Any] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    driver: asyncio.Task[None] | None = None
+    timer: asyncio.Task[None] | None = None
+    shown_deal: int = 0
+    ids_task: asyncio.Task[None] | None = None
+    ids_dirty: bool = False
+    ids_due: float = 0.0
+    ids_urgent: bool = False  # a new message's id is not stored yet
+    touched: float = 0.0  # clock() of the last lobby change or person's move (expiry)
+    restarts: int = 0  # background tasks restarted by the supervisor
+
+    @property
+    def solo(self) -> bool:
+        return self.kind == "private"
+
+    def seat_of(self, user_id: int) -> int:
+        for i, s in enumerate(self.seats):
+            if s.kind == "human" and s.user_id == user_id:
+                return i
+        return -1
+
+    def labels(self) -> tuple[R.SeatLabel, ...]:
+        return tuple(R.SeatLabel(s.name, s.computer, s.auto) for s in self.seats)
+
+
+class Backoff:
+    """Retries of a background write: the first failure is logged once (with the game id),
+    the waits double up to BACKOFF_MAX, and the recovery is logged."""
+
+    def __init__(self, game_id: int, what: str) -> None:
+        self.game_id = game_id
+        self.what = what
+        self.delay = BACKOFF_FIRST
+        self.failing = False
+
+    def failed(self, error: BaseException) -> None:
+        if not self.failing:
+            log.warning("game %s: %s failed (%s); retrying until the database answers",
+                        self.game_id, self.what, error)
+            self.failing = True
+
+    def ok(self) -> None:
+        if self.failing:
+            log.info("game %s: %s works again", self.game_id, self.what)
+        self.failing = False
+        self.delay = BACKOFF_FIRST
+
+    async def wait(self) -> None:
+        await asyncio.sleep(self.delay)
+        self.delay = min(self.delay * 2, BACKOFF_MAX)
+
+
+@dataclass(slots=True)
+class LobbyCopy:
+    """What a lobby press may change, to put back when the change could not be stored."""
+
+    seats: list[SeatInfo]
+    rules: Rules
+    level: str
+    note: str
+    page: str
+    ids: dict[str, Any]
+
+    @staticmethod
+    def of(s: Session) -> LobbyCopy:
+        return LobbyCopy([dataclasses.replace(x) for x in s.seats], s.rules, s.level, s.note,
+                          s.page, json.loads(json.dumps(s.ids)))
+
+    def restore(self, s: Session) -> None:
+        s.seats, s.rules, s.level, s.note, s.page = (self.seats, self.rules, self.level,
+                                                     self.note, self.page)
+        s.ids = self.ids
+
+
+def table_key(game_id: int, deal: int) -> str:
+    return f"t{game_id}:{deal}"
+
+
+def hand_key(game_id: int, seat: int, deal: int) -> str:
+    return f"h{game_id}:{seat}:{deal}"
+
+
+def lobby_key(game_id: int) -> str:
+    return f"l{game_id}"

@@ -1,0 +1,371 @@
+"""The table room: the path of a press and of every move.
+
+    press (handlers) → ``press``: decode, check the chat the button was on, take the chat's
+    lock, check again → ``game_press``: seat, turn, version, legal → ``_commit``:
+    ``engine.apply`` → ``storage.append_action`` (one transaction; nothing is shown before it)
+    → ``refresh``: render the views → ``outbox.put`` → ``schedule``: drive the computer
+    seats or arm the turn timer.
+
+Computer moves (``_drive``) and moves for absent people (``_time_out``) take the same path
+through ``_machine_move``; a storage error there is retried with backoff."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+
+from bot.engine.game import apply
+from bot.engine.state import Action, GameState, IllegalAction, Phase
+from bot.engine.views import public_view, view
+from bot.i18n import esc, t
+from bot.tg import callbacks as cb
+from bot.tg import render as R
+from bot.tg.core import ServiceCore
+from bot.tg.model import (
+    BY_AUTO,
+    BY_COMPUTER,
+    BY_HUMAN,
+    BY_TIMEOUT,
+    control_record,
+    deal_number,
+    move_events,
+    move_record,
+    sheet_row,
+    snapshot,
+)
+from bot.tg.session import (
+    EDIT_SAVE,
+    NEW_MESSAGE_SAVE,
+    Answer,
+    Backoff,
+    LobbyCopy,
+    Reply,
+    Session,
+    UserRef,
+    Where,
+    hand_key,
+    table_key,
+)
+from storage import (
+    Outcome,
+    StatusConflict,
+    StorageError,
+    VersionConflict,
+)
+
+log = logging.getLogger(__name__)
+
+
+class TableRoom(ServiceCore):
+    """Moves, the table and hand messages, computer seats and turn timers."""
+
+    async def press(self, data: str | None, user: UserRef, where: Where,
+                    reply: Reply | None = None) -> Answer:
+        """A button press anywhere; the answer is shown to the presser (through ``reply``
+        when it is given and may be sent early).  A press is checked under the chat's lock
+        against the game's current state: its data, the chat it came from and the seat of
+        the presser; a refused press changes nothing."""
+        c = cb.decode(data)
+        lang = self.lang_for_user(user.id)
+        if c is None:
+            return Answer(t(lang, "popup.unknown"))
+        if where.chat_id is None:
+            return Answer(t(lang, "guard.wrong_place"))
+        s = self.sessions.get(c.game_id)
+        if s is None:
+            return Answer(t(lang, "popup.stale"))
+        if not self._in_place(s, c, user, where):
+            log.info("press of %s on game %s from chat %s refused: not its place",
+                     user.id, c.game_id, where.chat_id)
+            return Answer(t(lang, "guard.wrong_place"))
+        async with s.lock:
+            if self.sessions.get(c.game_id) is not s or not self._in_place(s, c, user, where):
+                return Answer(t(lang, "popup.stale"))
+            if s.status == "lobby":
+                saved = LobbyCopy.of(s)
+                try:
+                    return await self.lobby_press(s, c, user)
+                except (VersionConflict, StatusConflict):
+                    saved.restore(s)
+                    await self._reload_lobby(s)
+                    return Answer(t(lang, "popup.stale"))
+                except StorageError as e:
+                    log.warning("game %s: a lobby change was not stored: %s", s.game_id, e)
+                    saved.restore(s)
+                    return Answer(t(lang, "guard.not_saved"), alert=True)
+            return await self.game_press(s, c, user, reply)
+
+    @staticmethod
+    def _in_place(s: Session, c: cb.Callback, user: UserRef, where: Where) -> bool:
+        """Is the press on a message where this button is shown?  Hand buttons (moves) live
+        in the presser's own private chat; lobby and table buttons in the game's chat."""
+        if where.chat_id is None:
+            return False
+        if c.verb == cb.ACT:
+            return where.chat_id == user.id
+        return where.chat_id == s.chat_id
+
+    async def game_press(self, s: Session, c: cb.Callback, user: UserRef,
+                         reply: Reply | None = None) -> Answer:
+        lang = self.lang_for_user(user.id) if not s.solo else s.lang
+        st = s.state
+        if s.status != "playing" or st is None:
+            return Answer(t(lang, "popup.stale"))
+        if c.verb == cb.HAND:
+            seat = s.seat_of(user.id)
+            if seat < 0:
+                return Answer(t(lang, "popup.not_seated"))
+            return Answer(R.hand_popup(lang, view(st, seat)), alert=True)
+        if c.verb == cb.SCORE:
+            return Answer(R.totals_popup(lang, public_view(st), s.labels()), alert=True)
+        seat = s.seat_of(user.id)
+        if seat < 0:
+            return Answer(t(lang, "popup.not_seated"))
+        if c.version != st.version:
+            return Answer(t(lang, "popup.stale"))
+        if s.seats[seat].auto:
+            return Answer(t(lang, "popup.auto"))
+        if st.to_act != seat:
+            name = s.seats[st.to_act].name if st.to_act >= 0 else "—"
+            return Answer(t(lang, "popup.not_your_turn", name=name))
+        action = c.action()
+        if action is None or action not in view(st, seat).legal:
+            return Answer(t(lang, "popup.unknown"))
+        # The move is stored (one transaction) before the presser or anyone else is answered.
+        try:
+            await self._commit(s, seat, action, BY_HUMAN)
+        except IllegalAction:  # pragma: no cover - checked above
+            return Answer(t(lang, "popup.unknown"))
+        except (VersionConflict, StatusConflict):
+            await self._reload(s)
+            return Answer(t(lang, "popup.stale"))
+        except StorageError as e:
+            log.warning("game %s: a move of seat %s was not stored: %s", s.game_id, seat, e)
+            return Answer(t(lang, "guard.not_saved"), alert=True)
+        s.touched = self.clock()
+        return Answer()
+
+    async def _commit(self, s: Session, seat: int, action: Action, by: str) -> None:
+        """Apply and store one move (the caller holds ``s.lock``); raises IllegalAction."""
+        before = s.state
+        assert before is not None
+        after = apply(before, action, seat)
+        if s.ids_urgent:  # a message sent for the last move: its id is stored first, so a
+            await self._write_ids(s)  # restart after this move never sends it again
+        rows = [(r.number, json.dumps(sheet_row(r)))
+                for r in after.history[len(before.history):]]
+        outcome = None
+        if after.phase == Phase.GAME_OVER:
+            outcome = Outcome(winner_seat=after.winner if after.winner >= 0 else None,
+                              totals=json.dumps(list(after.totals)))
+        text = str(action)
+        await self.storage.append_action(
+            s.game_id, s.store_version, move_record(seat, text, by), snapshot(after),
+            deadline=self._deadline(s, after), sheet_rows=rows, outcome=outcome,
+            human=by == BY_HUMAN)
+        s.store_version += 1
+        s.state = after
+        evs = move_events(before, after, seat, text, by)
+        if evs:
+            s.events.setdefault(deal_number(before), []).extend(evs)
+        if outcome is not None:
+            s.status = "finished"
+        self.refresh(s)
+        if outcome is not None:
+            self._unregister(s)
+        else:
+            self.schedule(s)
+
+    def _deadline(self, s: Session, st: GameState) -> float | None:
+        seat = st.to_act
+        if s.solo or seat < 0 or st.phase == Phase.GAME_OVER:
+            return None
+        if s.seats[seat].played_by_computer:
+            return None
+        return self.clock() + self.turn_timeout
+
+    def info(self, s: Session, deal: int) -> R.TableInfo:
+        return R.TableInfo(s.game_id, s.labels(), tuple(s.events.get(deal, ())), s.solo)
+
+    def refresh(self, s: Session) -> None:
+        """Hand the current messages of ``s`` to the outbox (finishing an ended deal's)."""
+        st = s.state
+        if st is None:
+            return
+        cur = deal_number(st)
+        over = st.phase == Phase.GAME_OVER or s.status in ("finished", "stopped")
+        if s.shown_deal and (s.shown_deal != cur or over):
+            self._finish_deal(s, s.shown_deal, stopped=s.status == "stopped")
+        if over:
+            s.shown_deal = 0
+            return
+        s.shown_deal = cur
+        info = self.info(s, cur)
+        if not s.solo:
+            self._put_table(s, cur, R.render_table(s.lang, public_view(st), info))
+        for seat, who in enumerate(s.seats):
+            if who.kind != "human" or (who.auto and who.why in ("leave", "blocked")):
+                continue
+            lang = self.lang_for_user(who.user_id) if not s.solo else s.lang
+            self._put_hand(s, seat, cur, R.render_hand(lang, view(st, seat), info))
+
+    def _put_table(self, s: Session, deal: int, content: R.Rendered, final: bool = False) -> None:
+        def sent(mid: int, digest: str, new: bool) -> None:
+            s.ids["t"] = [deal, mid, digest]
+            s.ids_urgent = s.ids_urgent or new
+            self._save_ids(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
+
+        self.outbox.put(s.chat_id, table_key(s.game_id, deal), content, final=final,
+                        on_sent=sent)
+
+    def _put_hand(self, s: Session, seat: int, deal: int, content: R.Rendered,
+                  final: bool = False) -> None:
+        user_id = s.seats[seat].user_id
+
+        def sent(mid: int, digest: str, new: bool) -> None:
+            s.ids.setdefault("h", {})[str(seat)] = [deal, mid, digest]
+            s.ids_urgent = s.ids_urgent or new
+            self._save_ids(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
+
+        self.outbox.put(user_id, hand_key(s.game_id, seat, deal), content, final=final,
+                        on_sent=sent)
+
+    def _finish_deal(self, s: Session, deal: int, *, stopped: bool = False) -> None:
+        st = s.state
+        assert st is not None
+        res = next((h for h in st.history if h.number == deal), None)
+        labels = s.labels()
+        if res is None:  # the deal did not end (a stopped game)
+            content = R.render_stopped(s.lang, st.totals, labels)
+        else:
+            content = R.render_deal_end(s.lang, sheet_row(res), labels, stopped=stopped)
+        if not s.solo:
+            self._put_table(s, deal, content, final=True)
+        for seat, who in enumerate(s.seats):
+            if who.kind != "human" or (who.auto and who.why in ("leave", "blocked")):
+                continue
+            lang = self.lang_for_user(who.user_id) if not s.solo else s.lang
+            if res is None:
+                c = R.render_stopped(lang, st.totals, labels)
+            else:
+                c = R.render_deal_end(lang, sheet_row(res), labels, stopped=stopped)
+            self._put_hand(s, seat, deal, c, final=True)
+        s.events = {k: v for k, v in s.events.items() if k > deal}
+
+    def schedule(self, s: Session) -> None:
+        """Drive computer seats, or arm the turn timer of the person to act."""
+        st = s.state
+        if self._closing or st is None or s.status != "playing" or st.to_act < 0:
+            return
+        seat = st.to_act
+        if s.seats[seat].played_by_computer:
+            if s.driver is None or s.driver.done():
+                s.driver = self._spawn(s, self._drive(s), f"drive:{s.game_id}")
+        elif not s.solo:
+            self._arm(s, st.version, self.clock() + self.turn_timeout)
+
+    def _arm(self, s: Session, version: int, deadline: float) -> None:
+        if s.timer is not None and not s.timer.done() and s.timer is not asyncio.current_task():
+            s.timer.cancel()
+        s.timer = self._spawn(s, self._time_out(s, version, deadline), f"timer:{s.game_id}")
+
+    def _move_seed(self, s: Session, st: GameState, seat: int) -> int:
+        return (s.seed * 1000003 + st.version * 31 + seat) & 0x7FFFFFFF
+
+    async def _machine_move(self, s: Session, st: GameState, seat: int, action: Action,
+                            by: str, backoff: Backoff) -> bool:
+        """Store a move the computer chose at ``st``; False if it must be tried again later
+        (the database did not answer).  Stale states are skipped (True)."""
+        async with s.lock:
+            if s.state is not st or s.status != "playing":
+                return True
+            try:
+                await self._commit(s, seat, action, by)
+            except (VersionConflict, StatusConflict):
+                await self._reload(s)
+                return True
+            except StorageError as e:
+                backoff.failed(e)
+                return False
+        backoff.ok()
+        return True
+
+    async def _drive(self, s: Session) -> None:
+        backoff = Backoff(s.game_id, "a computer move")
+        chosen: tuple[GameState, Action] | None = None
+        while not self._closing:
+            st = s.state
+            if st is None or s.status != "playing" or st.to_act < 0:
+                return
+            seat = st.to_act
+            who = s.seats[seat]
+            if not who.played_by_computer:
+                return
+            if chosen is None or chosen[0] is not st:
+                if self.move_delay:
+                    await asyncio.sleep(self.move_delay)
+                level = who.level if who.computer else self.computer_level
+                action = await self.thinker.choose(view(st, seat), level,
+                                                   self._move_seed(s, st, seat))
+                chosen = (st, action)
+            by = BY_COMPUTER if who.computer else BY_AUTO
+            if not await self._machine_move(s, st, seat, chosen[1], by, backoff):
+                await backoff.wait()
+            if self.sessions.get(s.game_id) is not s:
+                return
+
+    async def _time_out(self, s: Session, version: int, deadline: float) -> None:
+        half = deadline - self.turn_timeout / 2
+        now = self.clock()
+        if now < half:
+            await asyncio.sleep(half - now)
+            st = s.state
+            if st is None or st.version != version or s.status != "playing":
+                return
+            who = s.seats[st.to_act]
+            if who.kind == "human" and not who.auto:
+                lang = self.lang_for_user(who.user_id)
+                left = max(1, round(deadline - self.clock()))
+                self.reply(who.user_id, t(lang, "reminder", seconds=left,
+                                          title=esc(s.title or "—")))
+        await asyncio.sleep(max(0.0, deadline - self.clock()))
+        backoff = Backoff(s.game_id, "a move for an absent player")
+        while not self._closing:
+            st = s.state
+            if st is None or st.version != version or s.status != "playing" or st.to_act < 0:
+                return
+            seat = st.to_act
+            action = await self.thinker.choose(view(st, seat), self.computer_level,
+                                               self._move_seed(s, st, seat))
+            if await self._machine_move(s, st, seat, action, BY_TIMEOUT, backoff):
+                return
+            await backoff.wait()
+
+    async def _set_auto(self, s: Session, seat: int, auto: bool, why: str) -> None:
+        """Hand a seat to the computer (or give it back); the caller holds ``s.lock``."""
+        who = s.seats[seat]
+        if who.auto == auto and (not auto or who.why == why):
+            return
+        st = s.state
+        assert st is not None
+        await self.storage.append_action(
+            s.game_id, s.store_version, control_record(seat, "auto" if auto else "human", why),
+            snapshot(st), deadline=None if auto else self._deadline(s, st))
+        s.store_version += 1
+        who.auto, who.why = auto, why if auto else ""
+        self.refresh(s)
+        self.schedule(s)
+
+    async def _stop(self, s: Session) -> None:
+        """End a playing game, keeping its results (the caller holds ``s.lock``)."""
+        st = s.state
+        if s.status != "playing" or st is None:
+            return
+        with contextlib.suppress(StatusConflict):
+            await self.storage.finish_game(s.game_id, winner_seat=None,
+                                           totals=json.dumps(list(st.totals)), stopped=True)
+        s.status = "stopped"
+        self.refresh(s)
+        self._unregister(s)
