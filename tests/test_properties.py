@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from bot.engine import cards as C
 from bot.engine.game import apply, legal_actions, new_game
 from bot.engine.record import game_record, load_record
-from bot.engine.rules import _PARENTS as PARENTS
-from bot.engine.rules import RULE_SPECS, Rules, make_rules, rules_from_dict
+from bot.engine.rules import RULE_SPECS, Rules, make_rules, rule_problem_list, rules_from_dict
 from bot.engine.state import (
     BID,
     CONCEDE,
@@ -51,7 +50,8 @@ ALL_ACTIONS: list[Action] = (
 @st.composite
 def rule_sets(draw: st.DrawFn, players: int | None = None) -> Rules:
     """Random valid rule sets: every rule drawn from the values a settings menu offers, then
-    sub-rules whose parent is off put back to their defaults (so the draw stays playable)."""
+    the rules the others make meaningless (a sub-rule whose parent is off, a house rule in
+    the stock game, …) put back to their defaults (so the draw stays playable)."""
     defaults = Rules().model_dump()
     data = dict(defaults)
     for rid, spec in RULE_SPECS.items():
@@ -59,31 +59,15 @@ def rule_sets(draw: st.DrawFn, players: int | None = None) -> Rules:
             data[rid] = draw(st.sampled_from(spec.options))
     if players is not None:
         data["players"] = players
-    for _ in range(3):
-        for child, (parent, need) in PARENTS.items():
-            parent_value = (
-                data["redeal_talon_below"] is not None
-                or data["redeal_talon_two_nines"]
-                or data["redeal_talon_three_jacks"]
-                if parent == "talon_redeal"
-                else data[parent]
-            )
-            if parent_value != need:
-                data[child] = defaults[child]
-    if data["must_lead_trump"]:
-        data["no_lead_foreign_trump"] = False
-    if data["players"] != 2:
-        for k in ("two_player_mode", "two_player_pass", "unused_talon_to_last_trick"):
-            data[k] = defaults[k]
-    if data["players"] != 4:
-        data["dealer_scores_talon"] = defaults["dealer_scores_talon"]
-    if data["players"] == 2 and data["two_player_mode"] == "stock":
-        data["two_player_pass"] = defaults["two_player_pass"]
-        data["unused_talon_to_last_trick"] = False
-        for k in ("golden_round", "golden_raise", "golden_reset", "golden_double_bolts",
-                  "dark_play", "dark_unblind", "dark_unblind_takes_talon", "dark_cap_240",
-                  "dark_on_barrel", "dark_rospis", "dark_double_bolts"):
-            data[k] = defaults[k]
+    # put back to its default every rule the others make meaningless or contradict
+    for _ in range(5):
+        problems = rule_problem_list(Rules.model_construct(**data))
+        if not problems:
+            break
+        for p in problems:
+            rule = str(p.params["rule"])
+            if rule != "players":
+                data[rule] = defaults[rule]
     return rules_from_dict(data)
 
 
@@ -130,6 +114,8 @@ def check_views(s: GameState) -> None:
             assert v.discarded == ()
         if v.legal:
             assert seat == s.to_act
+        if v.offers:  # out of turn: only a late redeal request
+            assert seat != s.to_act and [a.kind for a in v.offers] == [REDEAL]
     for c in pub.talon:
         assert d.talon_shown and c in d.talon_taken
 

@@ -623,12 +623,12 @@ def _why_illegal(s: GameState, action: Action, legal: list[Action]) -> IllegalAc
             "card)", "redeal_not_now")
     if action.kind == CONCEDE and s.phase == Phase.CONTRACT:
         return _why_not_concede(s)
+    if action.kind == BID and s.phase == Phase.BIDDING:
+        return _why_not_bid(s, action.value, [a.value for a in legal if a.kind == BID])
     if action.kind not in kinds:
         return IllegalAction(f"{action} is not possible now (phase {s.phase}; possible: "
                              f"{', '.join(sorted(kinds))})", "not_now", kind=action.kind,
                              phase=str(s.phase))
-    if action.kind == BID:
-        return _why_not_bid(s, action.value, [a.value for a in legal if a.kind == BID])
     if action.kind == CONTRACT:
         return _why_not_contract(s, action.value, [a.value for a in legal if a.kind == CONTRACT])
     if action.kind == TALON:

@@ -13,9 +13,23 @@ from pathlib import Path
 from typing import Any
 
 from . import cards as C
-from .game import apply, deal, derive_seed, layout_from_seed, new_game
+from .game import apply, deal, derive_seed, layout_from_seed, legal_actions, new_game
 from .rules import CLASSIC, PRESETS, Rules, RulesError, rules_from_dict
-from .state import GameState, IllegalAction, Layout, Phase
+from .state import (
+    CONTRACT,
+    DECLARE,
+    GIVE,
+    KEEP,
+    PLAY,
+    REDEAL,
+    TALON,
+    Action,
+    GameState,
+    IllegalAction,
+    Layout,
+    Phase,
+    parse_action,
+)
 
 FORMAT = "thousand-record/1"
 
@@ -28,17 +42,46 @@ def split_action(text: str) -> tuple[int, str]:
     """``"1:bid 105"`` → ``(1, "bid 105")``."""
     seat_s, sep, action = text.partition(":")
     if not sep or not seat_s.strip().lstrip("-").isdigit():
-        raise IllegalAction(f"an action must be written 'seat:action', got {text!r}")
+        raise IllegalAction(f"an action must be written 'seat:action', got {text!r}",
+                            "action_format", text=text)
     return int(seat_s), action.strip()
 
 
 def _apply_text(state: GameState, text: str, where: str) -> GameState:
     try:
         seat, action = split_action(text)
-        return apply(state, action, seat)
+        return _apply_implied(state, parse_action(action), seat)
     except IllegalAction as e:
         number = state.deal.number if state.deal is not None else len(state.history) + 1
         raise RecordError(f"deal {number}, {where} ({text!r}): {e}") from None
+
+
+def _apply_implied(state: GameState, action: Action, seat: int) -> GameState:
+    """Apply one recorded action, accepting the two harmless forms of a forced contract
+    (docs/record-format.md): a contract written although the engine skipped the step (the
+    contract was forced on public facts: a dark deal, a golden deal without golden_raise, a
+    bid at max_bid, with no concession allowed), and a contract step left out where the
+    declarer had exactly one choice (older records: a sitter without a marriage). Records
+    written before redeal requests became private are read too: their ``keep`` is
+    skipped, and a talon they took without ``talon 1`` is taken."""
+    d = state.deal
+    if d is None:
+        return apply(state, action, seat)
+    if action.kind == KEEP:
+        return state  # "no redeal": nothing to do since the requests are private
+    if (action.kind == CONTRACT and seat == d.declarer and state.phase == Phase.PLAY
+            and not d.tricks and not d.trick and action.value == d.contract):
+        return state  # already implied
+    if (state.phase == Phase.TALON and state.n != 2 and seat == d.declarer
+            and action.kind in (GIVE, REDEAL) and (action.kind == GIVE or Action(REDEAL)
+                                                   not in legal_actions(state))):
+        state = apply(state, Action(TALON, value=1), seat)
+    if (state.phase == Phase.CONTRACT and seat == d.declarer
+            and action.kind in (PLAY, DECLARE)):
+        only = legal_actions(state)
+        if len(only) == 1 and only[0].kind == CONTRACT:
+            state = apply(state, only[0], seat)
+    return apply(state, action, seat)
 
 
 def deals_of(state: GameState) -> list[tuple[Layout, tuple[str, ...]]]:

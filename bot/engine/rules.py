@@ -6,14 +6,35 @@ records, settings, ``/rules NAME`` and the code. Defaults are the rule book's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 
+@dataclass(frozen=True)
+class Problem:
+    """One reason a rule set is refused: an English sentence, a stable code and the values
+    (rule ids, numbers) a translation needs (catalog keys ``refuse.<code>``)."""
+
+    code: str
+    message: str
+    params: dict[str, int | str] = field(default_factory=dict)
+
+
 class RulesError(ValueError):
-    """A rule set that cannot be played, with a readable reason."""
+    """A rule set that cannot be played, with a readable reason.
+
+    ``str(e)`` is English; ``problems`` lists every reason with its code and parameters,
+    ``code``/``params`` are the first one's (``bot.tg.render.refusal_text`` translates)."""
+
+    def __init__(self, message: str, code: str = "rules", problems: tuple[Problem, ...] = (),
+                 **params: int | str) -> None:
+        super().__init__(message)
+        self.problems = problems or (Problem(code, message, dict(params)),)
+        self.code = self.problems[0].code
+        self.params: dict[str, int | str] = self.problems[0].params
 
 
 class Rules(BaseModel):
@@ -145,54 +166,151 @@ _PARENTS: dict[str, tuple[str, Any]] = {
 
 
 def rule_problems(r: Rules) -> list[str]:
-    """Every reason why ``r`` cannot be played (empty when it can)."""
-    out: list[str] = []
+    """Every reason why ``r`` cannot be played (empty when it can), in English. A rule that
+    needs another is written "<rule> needs …" (the settings menu resets such rules)."""
+    return [p.message for p in rule_problem_list(r)]
+
+
+_TWO_TALON_INERT: dict[str, tuple[str, str]] = {
+    # rule: (code, the reason) for two players (two talons)
+    "talon_hidden_on_100": ("inert_two_players_talon_shown",
+                            "with two players the chosen talon is always shown"),
+    "rospis_pays": ("inert_two_players_rospis", "with two players a concession pays 60"),
+    "redeal_talon_three_jacks": ("inert_two_card_talon",
+                                 "a talon of two cards cannot hold three jacks"),
+}
+
+
+def _inert(r: Rules) -> list[Problem]:
+    """Rules that do nothing under the others' values (whatever their own value), each with
+    the reason naming the rule that makes it meaningless."""
+    out: list[Problem] = []
+    if r.stock_mode:
+        for k in type(r).model_fields:
+            if k not in ("players", "two_player_mode"):
+                out.append(Problem(
+                    "inert_stock",
+                    f"{k} needs two_player_mode = two_talons: the stock game "
+                    "(two_player_mode = stock) has no bidding and no house rules; only "
+                    "players and two_player_mode apply", {"rule": k}))
+        return out
+    if r.players == 2:
+        for k, (code, why) in _TWO_TALON_INERT.items():
+            out.append(Problem(code, f"{k} needs players = 3 or 4: {why}", {"rule": k}))
+        if r.two_player_pass == "discard_two":
+            out.append(Problem(
+                "inert_pass_face_down",
+                "pass_face_down needs two_player_pass = give_one with two players: cards put "
+                "back (discard_two) are never shown", {"rule": "pass_face_down"}))
+    if r.barrel and not r.barrel_knock_off:
+        out.append(Problem(
+            "inert_simultaneous_fall",
+            "barrel_simultaneous_fall needs barrel_knock_off: without knock-offs every seat "
+            "that climbs sits, so nobody falls for climbing together",
+            {"rule": "barrel_simultaneous_fall"}))
+    if r.rospis and r.rospis_limit is not None and r.rospis_limit < 3:
+        out.append(Problem(
+            "inert_third_rospis",
+            f"rospis_third_penalty needs rospis_limit of 3 or more: with rospis_limit = "
+            f"{r.rospis_limit} there is no third concession",
+            {"rule": "rospis_third_penalty", "limit": r.rospis_limit}))
+    if not r.barrel:
+        for k in ("rospis_barrel_blocks_all", "dark_on_barrel"):
+            out.append(Problem("rule_needs", f"{k} needs barrel", {"rule": k,
+                                                                  "parent": "barrel"}))
+    return out
+
+
+def _parent_ok(r: Rules, parent: str, need: Any) -> bool:
+    if parent == "talon_redeal":
+        value: Any = (r.redeal_talon_below is not None or r.redeal_talon_two_nines
+                      or r.redeal_talon_three_jacks)
+    else:
+        value = getattr(r, parent)
+    return bool(value == need)
+
+
+_TALON_REDEAL = "redeal_talon_below / redeal_talon_two_nines / redeal_talon_three_jacks"
+
+
+def inert_rules(r: Rules) -> frozenset[str]:
+    """The rules that do nothing at a table with ``r`` (a settings menu does not offer them):
+    sub-rules whose parent is off, rules of another number of players, and the rules other
+    rules make meaningless (§5, §6.2)."""
+    out = {p.params["rule"] for p in _inert(r)}
+    out |= {child for child, (parent, need) in _PARENTS.items()
+            if not _parent_ok(r, parent, need)}
+    if r.players != 2:
+        out |= {"two_player_mode", "two_player_pass", "unused_talon_to_last_trick"}
+    elif r.stock_mode:
+        out |= {"two_player_pass", "unused_talon_to_last_trick"}
+    if r.players != 4:
+        out.add("dealer_scores_talon")
+    return frozenset(str(k) for k in out)
+
+
+def rule_problem_list(r: Rules) -> list[Problem]:
+    """Every reason why ``r`` cannot be played, with codes (empty when it can)."""
+    out: list[Problem] = []
     defaults = _DEFAULTS
     values = {name: getattr(r, name) for name in type(r).model_fields}
-    values["talon_redeal"] = (
-        r.redeal_talon_below is not None or r.redeal_talon_two_nines or r.redeal_talon_three_jacks
-    )
     for child, (parent, need) in _PARENTS.items():
-        if child not in defaults:
-            continue
-        if values[child] != defaults[child] and values[parent] != need:
-            out.append(f"{child} needs {parent}")
+        if values[child] != defaults[child] and not _parent_ok(r, parent, need):
+            shown = _TALON_REDEAL if parent == "talon_redeal" else parent
+            out.append(Problem("rule_needs", f"{child} needs {shown}",
+                               {"rule": child, "parent": shown}))
+
+    def multiple(rule: str, lo: int, hi: int) -> None:
+        out.append(Problem("rule_multiple_range",
+                           f"{rule} must be a multiple of 5 from {lo} to {hi}",
+                           {"rule": rule, "lo": lo, "hi": hi}))
+
+    def within(rule: str, lo: int, hi: int) -> None:
+        out.append(Problem("rule_range", f"{rule} must be from {lo} to {hi}",
+                           {"rule": rule, "lo": lo, "hi": hi}))
+
     if r.bid_step <= 0 or r.bid_step % 5:
-        out.append("bid_step must be a positive multiple of 5")
+        out.append(Problem("rule_positive_multiple", "bid_step must be a positive multiple of 5",
+                           {"rule": "bid_step"}))
     if not 120 <= r.max_bid <= 400 or r.max_bid % 5:
-        out.append("max_bid must be a multiple of 5 from 120 to 400")
+        multiple("max_bid", 120, 400)
     if r.last_trick_bonus < 0 or r.last_trick_bonus > 100 or r.last_trick_bonus % 5:
-        out.append("last_trick_bonus must be a multiple of 5 from 0 to 100")
+        multiple("last_trick_bonus", 0, 100)
     if r.redeal_hand_below is not None and not 0 <= r.redeal_hand_below <= 60:
-        out.append("redeal_hand_below must be from 0 to 60")
+        within("redeal_hand_below", 0, 60)
     if r.redeal_talon_below is not None and not 0 <= r.redeal_talon_below <= 33:
-        out.append("redeal_talon_below must be from 0 to 33")
+        within("redeal_talon_below", 0, 33)
     if r.rospis_limit is not None and r.rospis_limit < 1:
-        out.append("rospis_limit must be at least 1")
+        out.append(Problem("rule_at_least", "rospis_limit must be at least 1",
+                           {"rule": "rospis_limit", "lo": 1}))
     if r.min_total_to_bid is not None and not -1000 <= r.min_total_to_bid <= 1000:
-        out.append("min_total_to_bid must be from -1000 to 1000")
+        within("min_total_to_bid", -1000, 1000)
     if not 0 <= r.penalty <= 1000:
-        out.append("penalty must be from 0 to 1000")
+        within("penalty", 0, 1000)
     if not 1 <= r.bolts_limit <= 10:
-        out.append("bolts_limit must be from 1 to 10")
+        within("bolts_limit", 1, 10)
     if not 1 <= r.barrel_attempts <= 10:
-        out.append("barrel_attempts must be from 1 to 10")
+        within("barrel_attempts", 1, 10)
     if r.must_lead_trump and r.no_lead_foreign_trump:
-        out.append("must_lead_trump and no_lead_foreign_trump contradict each other "
-                   "when the trump was declared by another seat: choose one")
+        out.append(Problem(
+            "rules_contradict",
+            "must_lead_trump and no_lead_foreign_trump contradict each other when the trump "
+            "was declared by another seat: choose one",
+            {"rule": "must_lead_trump", "other": "no_lead_foreign_trump"}))
     if r.players != 2:
         for k in ("two_player_mode", "two_player_pass", "unused_talon_to_last_trick"):
             if values[k] != defaults[k]:
-                out.append(f"{k} needs players = 2")
+                out.append(Problem("rule_needs_value", f"{k} needs players = 2",
+                                   {"rule": k, "parent": "players", "value": "2"}))
     if r.players != 4 and r.dealer_scores_talon != defaults["dealer_scores_talon"]:
-        out.append("dealer_scores_talon needs players = 4")
-    if r.players == 2 and r.two_player_mode == "stock":
-        for k in ("two_player_pass", "unused_talon_to_last_trick"):
-            if values[k] != defaults[k]:
-                out.append(f"{k} needs two_player_mode = two_talons")
-    if r.stock_mode and (r.golden_round or r.dark_play):
-        out.append("the stock game (two_player_mode = stock) has no bidding: "
-                   "golden_round and dark_play cannot be used with it")
+        out.append(Problem("rule_needs_value", "dealer_scores_talon needs players = 4",
+                           {"rule": "dealer_scores_talon", "parent": "players", "value": "4"}))
+    named = {str(p.params.get("rule")) for p in out}
+    for p in _inert(r):
+        rule = str(p.params["rule"])
+        if values[rule] != defaults[rule] and rule not in named:
+            out.append(p)
+            named.add(rule)
     return out
 
 
@@ -219,11 +337,12 @@ PRESETS: dict[str, Rules] = {"classic": CLASSIC, "full": FULL}
 def make_rules(preset: str = "classic", **changes: Any) -> Rules:
     """A preset with single rules changed; raises RulesError with a readable reason."""
     if preset not in PRESETS:
-        raise RulesError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
+        raise RulesError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})",
+                         "unknown_preset", preset=preset)
     data = PRESETS[preset].model_dump()
     for k in changes:
         if k not in data:
-            raise RulesError(f"unknown rule {k!r}")
+            raise RulesError(f"unknown rule {k!r}", "unknown_rule", rule=k)
     data.update(changes)
     return rules_from_dict(data)
 
@@ -233,12 +352,98 @@ def rules_from_dict(data: dict[str, Any]) -> Rules:
     try:
         return Rules.model_validate(data)
     except ValidationError as e:
-        msgs = []
+        problems: list[Problem] = []
         for err in e.errors():
             loc = ".".join(str(x) for x in err["loc"])
+            if not loc:
+                continue
             text = str(err["msg"]).removeprefix("Value error, ")
-            msgs.append(f"{loc}: {text}" if loc else text)
-        raise RulesError("; ".join(msgs)) from None
+            value = err.get("input")
+            problems.append(Problem("rule_value", f"{loc}: {text}",
+                                    {"rule": loc, "value": str(value)}))
+        if not problems:  # the values are each fine; their combination is not
+            problems = rule_problem_list(Rules.model_construct(**data))
+        if not problems:  # pragma: no cover - the validator refused for a listed reason
+            problems = [Problem("rules", str(e))]
+        raise RulesError("; ".join(p.message for p in problems), problems=tuple(problems),
+                         ) from None
+
+
+_PRESET_WORDS: dict[str, str] = {
+    "classic": "classic", "классика": "classic", "классические": "classic",
+    "full": "full", "полные": "full", "полная": "full", "все": "full",
+}
+_TRUE = ("on", "true", "yes", "1", "да", "вкл")
+_FALSE = ("off", "false", "no", "0", "нет", "выкл")
+_NONE = ("none", "null", "нет", "-")
+
+
+def _read_value(rule: str, text: str) -> Any:
+    spec = RULE_SPECS[rule]
+    w = text.strip().lower()
+    if spec.kind == "bool":
+        if w in _TRUE:
+            return True
+        if w in _FALSE:
+            return False
+    elif spec.kind == "int":
+        if spec.nullable and w in _NONE:
+            return None
+        if w.lstrip("-").isdigit():
+            return int(w)
+    else:
+        for opt in spec.options:
+            if str(opt) == w:
+                return opt
+    raise RulesError(f"{rule}: cannot use the value {text!r}", "rule_value", rule=rule,
+                     value=text)
+
+
+def rules_from_args(base: Rules, args: Sequence[str]) -> Rules:
+    """The rules of ``/newgame [2|3|4] [classic|full] [rule=value …]``.
+
+    ``base`` (the chat's default rules, or the preset named) is fitted to the table: its
+    rules that a changed number of players (or another argument) makes meaningless go back
+    to their defaults. A rule set by an argument that cannot be used with the others (a
+    rule that does nothing there, a contradiction, a bad value) is refused: RulesError
+    with the reason (``code``, ``params``; every reason in ``problems``)."""
+    preset: str | None = None
+    players: int | None = None
+    explicit: dict[str, Any] = {}
+    for a in args:
+        w = a.strip().lower()
+        if w in ("2", "3", "4"):
+            players = int(w)
+        elif w in _PRESET_WORDS:
+            preset = _PRESET_WORDS[w]
+        elif "=" in w:
+            rule, _, value = a.partition("=")
+            rule = rule.strip()
+            if rule not in RULE_SPECS:
+                raise RulesError(f"unknown rule {rule!r}", "unknown_rule", rule=rule)
+            explicit[rule] = _read_value(rule, value)
+        else:
+            raise RulesError(f"unknown word {a!r}: use 2, 3, 4, classic, full or rule=value",
+                             "newgame_unknown_word", word=a)
+    data = (PRESETS[preset] if preset else base).model_dump()
+    if players is not None:
+        explicit.setdefault("players", players)
+    data.update(explicit)
+    for _ in range(len(RULE_IDS) + 1):
+        try:
+            return rules_from_dict(data)
+        except RulesError as e:
+            mine = [p for p in e.problems if p.params.get("rule") in explicit
+                    or p.code in ("rule_value", "rules")]
+            inherited = {str(p.params["rule"]) for p in e.problems
+                         if p.params.get("rule") in data and p.params.get("rule") not in explicit}
+            if mine or not inherited:
+                problems = tuple(mine) or e.problems
+                raise RulesError("; ".join(p.message for p in problems),
+                                 problems=problems) from None
+            for rule in inherited:
+                data[rule] = _DEFAULTS[rule]
+    raise RulesError("the rules cannot be fitted", "rules")  # pragma: no cover
 
 
 def preset_of(rules: Rules) -> str:

@@ -268,4 +268,150 @@ MESSAGES: dict[str, str] = {
         "🃏 The game is stopped: nobody has moved for a long time. Its record is kept: "
         "/score"
     ),
+    # ------------------------------------------------------------------ refusals (engine codes)
+    "refuse.seat": "seat {n}",
+    "refuse.phase.dealing": "the deal",
+    "refuse.phase.dark": "the choice of a dark game",
+    "refuse.phase.redeal": "a redeal",
+    "refuse.phase.bidding": "the bidding",
+    "refuse.phase.talon": "the talon",
+    "refuse.phase.passing": "the passing of cards",
+    "refuse.phase.contract": "naming the contract",
+    "refuse.phase.play": "the play",
+    "refuse.phase.game_over": "the end of the game",
+    "refuse.kind.dark": "a dark game",
+    "refuse.kind.light": "a light game",
+    "refuse.kind.redeal": "a redeal",
+    "refuse.kind.keep": "keeping the hand",
+    "refuse.kind.bid": "a bid",
+    "refuse.kind.pass": "a pass",
+    "refuse.kind.talon": "taking a talon",
+    "refuse.kind.give": "giving a card",
+    "refuse.kind.discard": "putting a card back",
+    "refuse.kind.contract": "a contract",
+    "refuse.kind.concede": "a concession",
+    "refuse.kind.play": "playing a card",
+    "refuse.kind.declare": "declaring a marriage",
+    "refuse.not_now": "Not possible now: {kind} (now: {phase}).",
+    "refuse.action_unknown": "Unknown move: “{text}”.",
+    "refuse.card_unknown": "Unknown card: “{text}”.",
+    "refuse.action_format": "A move is written “seat:move”, not “{text}”.",
+    "refuse.game_over": "The game is over.",
+    "refuse.no_deal": "The cards have not been dealt yet.",
+    "refuse.deal_not_now": "Cards are dealt only between deals (now: {phase}).",
+    "refuse.no_seat": "A table of {n} has no seat {seat}.",
+    "refuse.not_your_turn": "It is {to_act}'s turn, not {seat}'s.",
+    "refuse.card_not_in_hand": "{card} is not in {seat}'s hand.",
+    "refuse.redeal_not_now": (
+        "A redeal may be asked only with one's first decision of the deal and a hand that "
+        "qualifies (with redeal_after_pass: holding four nines after the pass, until one's "
+        "first card)."
+    ),
+    "refuse.redeal_talon_not_allowed": "This talon gives no right to a redeal.",
+    "refuse.talon_choice": "Choose talon 1 or 2.",
+    "refuse.talon_one": "There is one talon: take it.",
+    "refuse.must_follow": "You must follow suit: {suit}.",
+    "refuse.must_trump": "Void in the suit led: you must play a trump ({suit}).",
+    "refuse.must_lead_trump": (
+        "Rule {rule}: on one's first lead of the deal, holding trumps, one must lead a trump "
+        "({suit})."
+    ),
+    "refuse.no_lead_foreign_trump": (
+        "Rule {rule}: on one's first lead of the deal one may not lead the trump {suit} another"
+        " player declared while holding other cards."
+    ),
+    "refuse.lead_not_now": "{card} may not be led now.",
+    "refuse.declare_not_in_play": "A marriage is declared in play, by the player on lead.",
+    "refuse.declare_not_on_lead": (
+        "A marriage can be declared only by the player on lead: now you answer a lead."
+    ),
+    "refuse.declare_needs_trick": (
+        "A marriage can be declared only by the player on lead after taking a trick in this "
+        "deal."
+    ),
+    "refuse.declare_no_marriage": "A marriage needs the king and queen of {suit} in hand.",
+    "refuse.declare_not_king_queen": (
+        "A marriage is declared by leading its king or queen, not {card}."
+    ),
+    "refuse.declare_ace_marriage_off": "This table has no ace marriage (rule {rule}).",
+    "refuse.declare_no_four_aces": "The ace marriage needs all four aces in hand.",
+    "refuse.declare_ace_marriage_done": "The ace marriage was already declared.",
+    "refuse.declare_ace_needs_trick": (
+        "The ace marriage can be declared only after taking a trick not won with an ace."
+    ),
+    "refuse.concede_rule_off": "Concession is not played at this table (rule {rule}).",
+    "refuse.concede_sitter": "A player on the barrel may not concede.",
+    "refuse.concede_barrel_blocks_all": (
+        "Rule {rule}: while a player sits on the barrel nobody may concede."
+    ),
+    "refuse.concede_limit": "Rule {rule}: no more than {limit} concessions in a game.",
+    "refuse.concede_dark": "A dark game may not be conceded (rule {rule}).",
+    "refuse.bid_min_total": (
+        "Rule {rule}: with a total of {total} (below {least}) you may only pass — no raise, no "
+        "unblinding."
+    ),
+    "refuse.unblind_needs_marriage": "A dark game can be unblinded only with a marriage in hand.",
+    "refuse.unblind_only_125": "A dark game is unblinded by a bid of exactly {bid}.",
+    "refuse.bid_step": "Bids go in steps of {step}.",
+    "refuse.bid_too_low": "Too low: the least bid now is {least}.",
+    "refuse.bid_above_max": "Rule {rule}: nothing above {most}.",
+    "refuse.bid_needs_marriage": (
+        "This hand allows at most {most}: above 120 a bid needs a marriage in hand."
+    ),
+    "refuse.bid_no_jumps": "Rule {rule} is off: each raise is one step, to {least}.",
+    "refuse.contract_dark": "A dark game is played at 120.",
+    "refuse.contract_golden": "A golden deal is played at 120 (rule {rule} is off).",
+    "refuse.contract_below_bid": "The contract cannot be below your bid of {bid}.",
+    "refuse.contract_needs_marriage": (
+        "This hand allows a contract of at most {most}: above 120 it needs a marriage."
+    ),
+    "refuse.layout_hands": "The deal needs {want} hands, not {got}.",
+    "refuse.layout_hand_size": "Seat {seat} must get {want} cards, not {got}.",
+    "refuse.layout_talon_size": "The talon must have {want} cards, not {got}.",
+    "refuse.layout_card_number": "No card has the number {number}.",
+    "refuse.layout_duplicate": "{card} is dealt twice.",
+    "refuse.rules": "These rules cannot be played.",
+    "refuse.unknown_preset": "There is no rule set “{preset}”.",
+    "refuse.unknown_rule": "There is no rule “{rule}”.",
+    "refuse.newgame_unknown_word": (
+        "Unknown word “{word}”: use 2, 3, 4, classic, full or rule=value."
+    ),
+    "refuse.rule_value": "Rule {rule}: the value “{value}” cannot be used.",
+    "refuse.rule_needs": "Rule {rule} works only together with {parent}.",
+    "refuse.rule_needs_value": "Rule {rule} works only with {parent} = {value}.",
+    "refuse.rule_positive_multiple": "Rule {rule}: a positive multiple of 5 is needed.",
+    "refuse.rule_multiple_range": "Rule {rule}: a multiple of 5 from {lo} to {hi} is needed.",
+    "refuse.rule_range": "Rule {rule}: a number from {lo} to {hi} is needed.",
+    "refuse.rule_at_least": "Rule {rule}: at least {lo} is needed.",
+    "refuse.rules_contradict": (
+        "Rules {rule} and {other} contradict each other when another player declared the trump:"
+        " choose one."
+    ),
+    "refuse.inert_stock": (
+        "Rule {rule} does nothing in the stock game (two_player_mode = stock): it has no "
+        "bidding and no house rules; only players and two_player_mode apply."
+    ),
+    "refuse.inert_two_players_talon_shown": (
+        "Rule {rule} does nothing with two players (players = 2): the chosen talon is always "
+        "shown."
+    ),
+    "refuse.inert_two_players_rospis": (
+        "Rule {rule} does nothing with two players (players = 2): a concession always pays the "
+        "opponent 60."
+    ),
+    "refuse.inert_two_card_talon": (
+        "Rule {rule} does nothing with two players (players = 2): a talon of two cards cannot "
+        "hold three jacks."
+    ),
+    "refuse.inert_pass_face_down": (
+        "Rule {rule} does nothing with two players and two_player_pass = discard_two: cards put"
+        " back are never shown."
+    ),
+    "refuse.inert_simultaneous_fall": (
+        "Rule {rule} does nothing with barrel_knock_off off: without knock-offs every player "
+        "that climbs on sits."
+    ),
+    "refuse.inert_third_rospis": (
+        "Rule {rule} does nothing with rospis_limit = {limit}: there is no third concession."
+    ),
 }

@@ -266,4 +266,147 @@ MESSAGES: dict[str, str] = {
     "guard.expired_game": (
         "🃏 Партия остановлена: в ней давно не было ходов. Запись сохранена: /score"
     ),
+    # ------------------------------------------------------------------ refusals (engine codes)
+    "refuse.seat": "место {n}",
+    "refuse.phase.dealing": "раздача",
+    "refuse.phase.dark": "решение о тёмной",
+    "refuse.phase.redeal": "пересдача",
+    "refuse.phase.bidding": "торговля",
+    "refuse.phase.talon": "прикуп",
+    "refuse.phase.passing": "снос",
+    "refuse.phase.contract": "заказ игры",
+    "refuse.phase.play": "розыгрыш",
+    "refuse.phase.game_over": "партия окончена",
+    "refuse.kind.dark": "игра втемную",
+    "refuse.kind.light": "игра в светлую",
+    "refuse.kind.redeal": "пересдача",
+    "refuse.kind.keep": "отказ от пересдачи",
+    "refuse.kind.bid": "ставка",
+    "refuse.kind.pass": "пас",
+    "refuse.kind.talon": "прикуп",
+    "refuse.kind.give": "снос карты",
+    "refuse.kind.discard": "сброс карты",
+    "refuse.kind.contract": "заказ игры",
+    "refuse.kind.concede": "роспись",
+    "refuse.kind.play": "ход картой",
+    "refuse.kind.declare": "объявление марьяжа",
+    "refuse.not_now": "Сейчас так нельзя: {kind} (сейчас идёт {phase}).",
+    "refuse.action_unknown": "Непонятный ход: «{text}».",
+    "refuse.card_unknown": "Непонятная карта: «{text}».",
+    "refuse.action_format": "Ход записывается как «место:ход», а не «{text}».",
+    "refuse.game_over": "Партия уже окончена.",
+    "refuse.no_deal": "Карты ещё не розданы.",
+    "refuse.deal_not_now": "Раздавать можно только между конами (сейчас идёт {phase}).",
+    "refuse.no_seat": "За столом на {n} нет места {seat}.",
+    "refuse.not_your_turn": "Сейчас ход — {to_act}, а не {seat}.",
+    "refuse.card_not_in_hand": "Карты {card} нет на руке — {seat}.",
+    "refuse.redeal_not_now": (
+        "Пересдачу можно попросить только при первом своём решении в коне и с подходящей рукой "
+        "(а с правилом redeal_after_pass — с четырьмя девятками после сноса, до своего первого "
+        "хода картой)."
+    ),
+    "refuse.redeal_talon_not_allowed": "С этим прикупом пересдача не положена.",
+    "refuse.talon_choice": "Выберите прикуп 1 или 2.",
+    "refuse.talon_one": "Прикуп один: возьмите его.",
+    "refuse.must_follow": "Нужно ходить в масть: {suit}.",
+    "refuse.must_trump": "Масти нет — нужно бить козырем: {suit}.",
+    "refuse.must_lead_trump": (
+        "Правило {rule}: первым заходом в коне при козырях на руке нужно ходить с козыря "
+        "({suit})."
+    ),
+    "refuse.no_lead_foreign_trump": (
+        "Правило {rule}: первым заходом в коне нельзя ходить с козыря {suit}, объявленного "
+        "другим игроком, пока на руке есть другие карты."
+    ),
+    "refuse.lead_not_now": "С карты {card} сейчас ходить нельзя.",
+    "refuse.declare_not_in_play": "Марьяж объявляют только в розыгрыше, своим заходом.",
+    "refuse.declare_not_on_lead": (
+        "Марьяж может объявить только тот, кто заходит: сейчас нужно отвечать на чужой ход."
+    ),
+    "refuse.declare_needs_trick": (
+        "Марьяж можно объявить только своим заходом после взятой взятки в этом коне."
+    ),
+    "refuse.declare_no_marriage": "Для марьяжа нужны король и дама {suit} на руке.",
+    "refuse.declare_not_king_queen": "Марьяж объявляют заходом с короля или дамы, а не с {card}.",
+    "refuse.declare_ace_marriage_off": "Тузового марьяжа за этим столом нет (правило {rule}).",
+    "refuse.declare_no_four_aces": "Для тузового марьяжа нужны все четыре туза на руке.",
+    "refuse.declare_ace_marriage_done": "Тузовый марьяж уже объявлен.",
+    "refuse.declare_ace_needs_trick": (
+        "Тузовый марьяж можно объявить только после взятки, взятой не тузом."
+    ),
+    "refuse.concede_rule_off": "Роспись за этим столом не играется (правило {rule}).",
+    "refuse.concede_sitter": "На бочке расписывать нельзя.",
+    "refuse.concede_barrel_blocks_all": (
+        "Правило {rule}: пока кто-то сидит на бочке, расписывать нельзя никому."
+    ),
+    "refuse.concede_limit": "Правило {rule}: за партию можно расписать не больше {limit} раз.",
+    "refuse.concede_dark": "Тёмную игру расписать нельзя (правило {rule}).",
+    "refuse.bid_min_total": (
+        "Правило {rule}: при счёте {total} (меньше {least}) можно только пасовать — ни "
+        "повышать, ни растемнять."
+    ),
+    "refuse.unblind_needs_marriage": "Растемнить тёмную игру можно только с марьяжем на руке.",
+    "refuse.unblind_only_125": "Тёмную игру растемняют ставкой ровно {bid}.",
+    "refuse.bid_step": "Ставки идут с шагом {step}.",
+    "refuse.bid_too_low": "Слишком мало: самая меньшая ставка сейчас {least}.",
+    "refuse.bid_above_max": "Правило {rule}: больше {most} заказать нельзя.",
+    "refuse.bid_needs_marriage": (
+        "С этой рукой можно не больше {most}: выше 120 нужен марьяж на руке."
+    ),
+    "refuse.bid_no_jumps": "Правило {rule} выключено: повышать можно только на шаг, до {least}.",
+    "refuse.contract_dark": "Тёмная игра играется на 120.",
+    "refuse.contract_golden": "Золотой кон играется на 120 (правило {rule} выключено).",
+    "refuse.contract_below_bid": "Игру нельзя заказать меньше своей ставки {bid}.",
+    "refuse.contract_needs_marriage": (
+        "С этой рукой можно заказать не больше {most}: выше 120 нужен марьяж."
+    ),
+    "refuse.layout_hands": "В раздаче должно быть рук: {want}, а их {got}.",
+    "refuse.layout_hand_size": "Место {seat} должно получить карт: {want}, а получает {got}.",
+    "refuse.layout_talon_size": "В прикупе должно быть карт: {want}, а их {got}.",
+    "refuse.layout_card_number": "Нет карты с номером {number}.",
+    "refuse.layout_duplicate": "Карта {card} роздана дважды.",
+    "refuse.rules": "Эти правила сыграть нельзя.",
+    "refuse.unknown_preset": "Нет набора правил «{preset}».",
+    "refuse.unknown_rule": "Нет правила «{rule}».",
+    "refuse.newgame_unknown_word": (
+        "Непонятное слово «{word}»: можно 2, 3, 4, классика, полные или правило=значение."
+    ),
+    "refuse.rule_value": "Правило {rule}: значение «{value}» не подходит.",
+    "refuse.rule_needs": "Правило {rule} действует только вместе с {parent}.",
+    "refuse.rule_needs_value": "Правило {rule} действует только при {parent} = {value}.",
+    "refuse.rule_positive_multiple": "Правило {rule}: нужно положительное число, кратное 5.",
+    "refuse.rule_multiple_range": "Правило {rule}: нужно число, кратное 5, от {lo} до {hi}.",
+    "refuse.rule_range": "Правило {rule}: нужно число от {lo} до {hi}.",
+    "refuse.rule_at_least": "Правило {rule}: нужно не меньше {lo}.",
+    "refuse.rules_contradict": (
+        "Правила {rule} и {other} противоречат друг другу, когда козырь объявлен другим "
+        "игроком: выберите одно."
+    ),
+    "refuse.inert_stock": (
+        "Правило {rule} ничего не меняет в игре с колодой (two_player_mode = stock): там нет "
+        "торговли и договорённостей, действуют только players и two_player_mode."
+    ),
+    "refuse.inert_two_players_talon_shown": (
+        "Правило {rule} ничего не меняет вдвоём (players = 2): выбранный прикуп всегда "
+        "показывают."
+    ),
+    "refuse.inert_two_players_rospis": (
+        "Правило {rule} ничего не меняет вдвоём (players = 2): роспись всегда приносит "
+        "сопернику 60."
+    ),
+    "refuse.inert_two_card_talon": (
+        "Правило {rule} ничего не меняет вдвоём (players = 2): в прикупе из двух карт трёх "
+        "валетов не бывает."
+    ),
+    "refuse.inert_pass_face_down": (
+        "Правило {rule} ничего не меняет вдвоём при two_player_pass = discard_two: сброшенные "
+        "карты никто не видит."
+    ),
+    "refuse.inert_simultaneous_fall": (
+        "Правило {rule} ничего не меняет, когда barrel_knock_off выключено: без сбивания с "
+        "бочки садятся все, кто на неё забрался."
+    ),
+    "refuse.inert_third_rospis": (
+        "Правило {rule} ничего не меняет при rospis_limit = {limit}: третьей росписи не бывает."
+    ),
 }

@@ -18,7 +18,16 @@ from typing import Any, Final
 from bot.engine import cards as C
 from bot.engine.game import hand_redeal_reason
 from bot.engine.rule_texts import CHOICE_TEXTS, RULE_ALIASES, RULE_TEXTS
-from bot.engine.rules import CLASSIC, PRESETS, RULE_IDS, RULE_SPECS, Rules, preset_of
+from bot.engine.rules import (
+    CLASSIC,
+    PRESETS,
+    RULE_IDS,
+    RULE_SPECS,
+    Rules,
+    RulesError,
+    inert_rules,
+    preset_of,
+)
 from bot.engine.scoring import rospis_payout
 from bot.engine.state import (
     BID,
@@ -34,6 +43,7 @@ from bot.engine.state import (
     REDEAL,
     TALON,
     Action,
+    IllegalAction,
     Kind,
     Phase,
 )
@@ -276,9 +286,10 @@ def render_settings(lang: str, info: LobbyInfo) -> Rendered:
         k = int(page[1:])
         section = SECTIONS[k] if 0 <= k < len(SECTIONS) else SECTIONS[0]
         lines.append(f"<b>{t(lang, f'section.{section}')}</b>")
+        inert = inert_rules(r)  # options that do nothing at this table are not offered
         for rid in RULE_IDS:
             spec = RULE_SPECS[rid]
-            if spec.section != section:
+            if spec.section != section or rid in inert:
                 continue
             idx = RULE_IDS.index(rid)
             value = getattr(r, rid)
@@ -842,3 +853,39 @@ def split_text(text: str, limit: int = MAX_TEXT) -> list[str]:
     if cur:
         out.append(cur)
     return out
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def _refusal_param(lang: str, key: str, value: int | str, seats: Sequence[SeatLabel]) -> str:
+    if key == "card" and isinstance(value, int):
+        return card_text(value)
+    if key == "suit" and isinstance(value, int):
+        return SUIT_EMOJI[value] if 0 <= value < 4 else "?"
+    if key in ("seat", "to_act") and isinstance(value, int):
+        if 0 <= value < len(seats):
+            return seat_name(seats, value)
+        return t(lang, "refuse.seat", n=value + 1)
+    if key == "phase":
+        return t(lang, f"refuse.phase.{value}") if has(f"refuse.phase.{value}") else "?"
+    if key == "kind":
+        return t(lang, f"refuse.kind.{value}") if has(f"refuse.kind.{value}") else "?"
+    return esc(value)
+
+
+def refusal_text(lang: str, error: IllegalAction | RulesError,
+                 seats: Sequence[SeatLabel] = ()) -> str:
+    """A refused move or rule set, said in ``lang`` (catalog keys ``refuse.<code>``), from the
+    error's code and parameters, never from its English message. Seats are named from
+    ``seats`` when given. The text is HTML-escaped (a name, a typed word)."""
+    if isinstance(error, RulesError):
+        items = [(p.code, p.params) for p in error.problems]
+    else:
+        items = [(error.code, error.params)]
+    out = []
+    for code, params in items:
+        key = f"refuse.{code}" if has(f"refuse.{code}") else "refuse.rules"
+        kw = {k: _refusal_param(lang, k, v, seats) for k, v in params.items()}
+        out.append(t(lang, key, **kw) if kw else t(lang, key))
+    return " ".join(out)

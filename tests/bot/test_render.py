@@ -9,8 +9,8 @@ import pytest
 
 from bot.engine.game import apply, legal_actions, new_game
 from bot.engine.rule_texts import RULE_ALIASES, RULE_TEXTS
-from bot.engine.rules import RULE_IDS, RULE_SPECS, make_rules
-from bot.engine.state import BID, CONTRACT, GameState, Phase
+from bot.engine.rules import RULE_IDS, RULE_SPECS, RulesError, make_rules
+from bot.engine.state import BID, CONTRACT, GameState, IllegalAction, Phase
 from bot.engine.views import TableView, public_view, view
 from bot.i18n import has
 from bot.tg import callbacks as cb
@@ -195,3 +195,128 @@ def test_split_and_fit() -> None:
     assert all(len(p) <= R.MAX_TEXT for p in parts) and len(parts) > 1
     assert len(R.fit("x" * 5000)) <= R.MAX_TEXT
     assert len(R.popup("слово " * 100)) <= R.MAX_POPUP
+
+# --------------------------------------------------------------------------- refusals
+
+
+def _engine_codes() -> dict[str, set[str]]:
+    """Every refusal code the engine raises (IllegalAction, RulesError, Problem), with the
+    parameter names it passes, read from the engine's source."""
+    import ast
+    from pathlib import Path
+
+    codes: dict[str, set[str]] = {}
+    root = Path(R.__file__).resolve().parents[1] / "engine"
+    for path in root.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                name = node.func.id
+                pos = {"IllegalAction": 1, "RulesError": 1, "Problem": 0}.get(name)
+                if pos is None:
+                    continue
+                code = next((k.value for k in node.keywords if k.arg == "code"), None)
+                if code is None and len(node.args) > pos:
+                    code = node.args[pos]
+                params = {k.arg for k in node.keywords if k.arg not in (None, "code", "problems")}
+                if name == "Problem" and len(node.args) > 2 and isinstance(node.args[2], ast.Dict):
+                    params = {k.value for k in node.args[2].keys
+                              if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+                if isinstance(code, ast.Constant) and isinstance(code.value, str):
+                    codes.setdefault(code.value, set()).update(params)
+                elif name == "Problem":  # a code from a table (the two-player inert rules)
+                    codes.setdefault("?table", set()).add("rule")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and node.value.startswith("inert_"):
+                codes.setdefault(node.value, set()).add("rule")
+    codes.pop("?table", None)
+    return codes
+
+
+SAMPLE = {"card": 22, "suit": 3, "seat": 1, "to_act": 2, "phase": "bidding", "kind": "bid",
+          "rule": "max_bid", "parent": "barrel", "other": "no_lead_foreign_trump",
+          "value": "ы", "text": "ы", "word": "ы", "preset": "ы"}
+
+
+def test_every_refusal_code_has_both_translations_and_russian_has_no_english() -> None:
+    import re
+
+    from bot.i18n import CATALOGS
+
+    codes = _engine_codes()
+    assert {"declare_not_on_lead", "declare_needs_trick", "must_lead_trump",
+            "no_lead_foreign_trump", "unblind_only_125", "inert_stock",
+            "inert_simultaneous_fall", "inert_two_card_talon", "bid_min_total"} <= set(codes)
+    allowed = set(RULE_IDS) | {str(o) for spec in RULE_SPECS.values() for o in spec.options}
+    for code, params in sorted(codes.items()):
+        for lang in ("ru", "en"):
+            assert f"refuse.{code}" in CATALOGS[lang], (lang, code)
+        ru = CATALOGS["ru"][f"refuse.{code}"]
+        words = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", re.sub(r"\{[a-z_]+\}", "", ru))
+        assert set(words) <= allowed, (code, words)  # only rule ids and their values
+        err = IllegalAction("x", code, **{p: SAMPLE.get(p, 5) for p in params})
+        for lang in ("ru", "en"):
+            text = R.refusal_text(lang, err, SEATS)
+            assert "{" not in text and text.strip(), (code, text)
+        ru_text = R.refusal_text("ru", err, (R.SeatLabel("Анна"), R.SeatLabel("Борис")))
+        rest = ru_text.replace(R.card_text(22), "")
+        assert set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", rest)) <= allowed, (code, ru_text)
+
+
+def test_refusals_are_said_in_the_players_language() -> None:
+    s = new_game(make_rules(), first_dealer=0)
+    from bot.engine import cards as C
+    from bot.engine.game import deal
+    from bot.engine.state import Layout
+    hands = ("A♥ 10♥ K♥ Q♥ J♥ 9♥ A♠", "10♣ 9♦ J♦ Q♦ K♦ 10♦ A♦", "9♠ Q♠ K♠ 10♠ 9♣ Q♣ K♣")
+    lay = Layout((C.parse_cards(hands[1]), C.parse_cards(hands[0]), C.parse_cards(hands[2])),
+                 C.parse_cards("A♣ J♠ J♣"))
+    s = deal(s, lay)
+    for step in ("2 pass", "0 pass", "1 talon 1", "1 give J♠", "1 give J♣", "1 contract 120"):
+        seat, action = step.split(" ", 1)
+        s = apply(s, action, int(seat))
+    with pytest.raises(IllegalAction) as e:
+        apply(s, "declare K♥")
+    assert R.refusal_text("ru", e.value, SEATS) == (
+        "Марьяж можно объявить только своим заходом после взятой взятки в этом коне.")
+    assert R.refusal_text("en", e.value, SEATS) == (
+        "A marriage can be declared only by the player on lead after taking a trick in this "
+        "deal.")
+    with pytest.raises(IllegalAction) as e:
+        apply(s, "play A♠", 0)
+    assert R.refusal_text("ru", e.value, SEATS) == "Сейчас ход — Борис &lt;b&gt;, а не Анна."
+    with pytest.raises(RulesError) as r:
+        make_rules(players=2, two_player_mode="stock", bolts_limit=4)
+    assert R.refusal_text("ru", r.value) == (
+        "Правило bolts_limit ничего не меняет в игре с колодой (two_player_mode = stock): "
+        "там нет торговли и договорённостей, действуют только players и two_player_mode.")
+
+
+def test_the_settings_menu_hides_options_that_do_nothing() -> None:
+    stock = make_rules(players=2, two_player_mode="stock")
+    shown: set[str] = set()
+    for k in range(len(R.SECTIONS)):
+        page = R.render_settings("ru", R.LobbyInfo(9, 4, stock, SEATS[:2], "hard", "", f"s{k}"))
+        for row in page.keyboard:
+            for b in row:
+                c = cb.decode(b.data)
+                if c is not None and c.verb == cb.SET:
+                    shown.add(RULE_IDS[int(c.arg.split(".")[0])])
+                elif c is not None and c.verb == cb.MENU and c.arg.startswith("r"):
+                    shown.add(RULE_IDS[int(c.arg[1:])])
+    assert shown == {"players", "two_player_mode"}
+    classic = R.render_settings("ru", R.LobbyInfo(9, 4, make_rules(barrel_knock_off=False),
+                                                  SEATS[:2], "hard", "", "s7"))
+    assert rule_name_shown(classic, "barrel_knock_off")
+    assert not rule_name_shown(classic, "barrel_simultaneous_fall")
+
+
+def rule_name_shown(page: R.Rendered, rid: str) -> bool:
+    idx = RULE_IDS.index(rid)
+    for row in page.keyboard:
+        for b in row:
+            c = cb.decode(b.data)
+            if c is not None and ((c.verb == cb.SET and c.arg.split(".")[0] == str(idx))
+                                  or (c.verb == cb.MENU and c.arg == f"r{idx}")):
+                return True
+    return False
