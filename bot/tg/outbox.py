@@ -2,12 +2,41 @@
 
 * A *slot* is a logical message ("the table of deal 5", "Anna's hand in deal 5"); ``put``
   gives it new content.  The chat's worker sends the slot as a new message the first time
-  and edits it afterwards; content put while an earlier request is in flight only replaces
-  what will be sent next, so a burst of changes becomes one edit (coalescing).
+  and edits it afterwards; content put while an earlier request is in flight (or while the
+  edit waits for the group's budget) only replaces what will be sent next, so a burst of
+  changes becomes one edit (coalescing).
 * An edit that would not change the message (same text and buttons as last sent) is never
   made, so Telegram never answers "message is not modified".
-* Groups get at most ``group_per_minute`` requests a minute: the worker waits between two
-  requests to a group (AIORateLimiter stays underneath as a second fence).
+* ``delete`` queues a deleteMessage (an answered reminder); its errors are ignored.
+* Groups get at most ``group_per_minute`` requests in any 60 s (``GroupBudget``):
+
+  - a *new message* (a reply, a new lobby or table, ``send``) goes out at once while the
+    chat has made fewer than N requests in the last 60 s, and always before any waiting
+    edit or delete of that chat;
+  - *edits* (and deletes) are the deferrable part: they may use the window only while more
+    than a reserve of N/6 (3 of 20) requests is left, and they draw on a small token bucket
+    (a burst of N/6, refilled at (N − reserve − burst)/60 s, one per 4.3 s for N = 20).  So
+    edits alone never take more than N − reserve of any minute: a reply finds the budget
+    open, and a table that changes every second is edited at once for its first few
+    changes and then every few seconds with its latest content, never frozen for a minute.
+
+  Private chats are not paced here (Telegram allows about one message a second per chat,
+  which one person's game never reaches; the overall MESSAGES_PER_SECOND is
+  AIORateLimiter's business).  AIORateLimiter stays underneath as a second fence: its
+  group limiter is a leaky bucket of the same N per minute, which a sliding window of N
+  per 60 s never overfills, so it does not make the outbox wait (only the bot's few other
+  requests to a group, such as getChatMember, count there too).
+
+  Why not reuse aiolimiter's ``AsyncLimiter`` (PTB's own limiter) for the bucket: it is a
+  leaky bucket that admits N at once and then refills continuously, so after a burst it
+  allows N + 1 requests within a few seconds (a sliding window of 60 s sees more than N,
+  and Telegram counts per minute); it only offers "wait until there is room" in FIFO order
+  by amount, with no way to ask "how much room is left" for a priority decision
+  (``has_capacity`` leaks as a side effect and cannot reserve room for replies); and its
+  waiters sleep on their own timers, where the worker here must wake early when a reply
+  arrives.  A window log of at most N timestamps per group is a few lines and exact.
+  The clock is the event loop's (``loop.time()``, as aiolimiter's), so tests run on a
+  virtual-time loop.
 * Errors: a private chat that answers 403 (the user blocked the bot or never started it)
   and a group that migrated to a supergroup are reported through the hooks; a message that
   can no longer be edited is sent anew; Retry-After and network errors are retried.
@@ -20,8 +49,9 @@ import contextlib
 import contextvars
 import itertools
 import logging
-import time
+import math
 import warnings
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -29,7 +59,14 @@ from typing import Any, Protocol
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.tg import metrics
@@ -38,6 +75,7 @@ from bot.tg.render import Keyboard, Rendered
 log = logging.getLogger(__name__)
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+WINDOW = 60.0  # seconds: Telegram's group limit is per minute
 
 
 class BotLike(Protocol):
@@ -45,6 +83,8 @@ class BotLike(Protocol):
 
     async def edit_message_text(self, text: str, chat_id: int, message_id: int,
                                 **kw: Any) -> Any: ...
+
+    async def delete_message(self, chat_id: int, message_id: int, **kw: Any) -> Any: ...
 
 
 def markup(keyboard: Keyboard) -> InlineKeyboardMarkup | None:
@@ -57,6 +97,66 @@ def markup(keyboard: Keyboard) -> InlineKeyboardMarkup | None:
     ])
 
 
+class GroupBudget:
+    """The request budget of one group: at most ``limit`` requests in any ``window``
+    seconds (a log of the last requests' times), of which edits may use all but
+    ``reserve``, at a pace set by a token bucket (``burst`` at once, then ``rate`` a second)
+    chosen so that edits alone never take more than ``limit − reserve`` of a window."""
+
+    __slots__ = ("at", "burst", "limit", "rate", "reserve", "stamps", "tokens", "window")
+
+    def __init__(self, limit: int, window: float = WINDOW) -> None:
+        self.limit = max(1, limit)
+        self.window = window
+        self.reserve = self.limit // 6
+        self.burst = max(1, self.limit // 6)
+        self.rate = max(1, self.limit - self.reserve - self.burst) / window
+        self.stamps: deque[float] = deque()  # when recent requests finished, oldest first
+        self.tokens = float(self.burst)
+        self.at = -math.inf  # when ``tokens`` was counted
+
+    def _expire(self, now: float) -> None:
+        while self.stamps and self.stamps[0] <= now - self.window:
+            self.stamps.popleft()
+
+    def used(self, now: float) -> int:
+        """Requests made in the last window."""
+        self._expire(now)
+        return len(self.stamps)
+
+    def _room_wait(self, now: float, room: int) -> float:
+        """Seconds until fewer than ``room`` requests are left in the window (0: now)."""
+        used = self.used(now)
+        if used < room:
+            return 0.0
+        return self.stamps[used - room] + self.window - now
+
+    def new_wait(self, now: float) -> float:
+        """Seconds until a new message may go (0: now)."""
+        return self._room_wait(now, self.limit)
+
+    def _tokens(self, now: float) -> float:
+        return min(float(self.burst), self.tokens + (now - self.at) * self.rate)
+
+    def edit_wait(self, now: float) -> float:
+        """Seconds until an edit may go (0: now)."""
+        wait = self._room_wait(now, self.limit - self.reserve) if self.limit > self.reserve \
+            else math.inf
+        tokens = self._tokens(now)
+        if tokens < 1:
+            wait = max(wait, (1 - tokens) / self.rate)
+        return wait
+
+    def take_edit(self, now: float) -> None:
+        self.tokens = self._tokens(now) - 1
+        self.at = now
+
+    def record(self, now: float) -> None:
+        """A request to the group finished (counted from its end: it reached Telegram by
+        then, so the window never undercounts)."""
+        self.stamps.append(now)
+
+
 SentHook = Callable[[int, str, bool], None]
 
 
@@ -66,10 +166,17 @@ class Slot:
     message_id: int | None = None
     sent: str | None = None  # digest of the content Telegram shows
     want: Rendered | None = None
+    want_digest: str = ""
     final: bool = False  # forget the slot once this content is out
     on_sent: SentHook | None = None  # (message id, digest, sent anew?) after each request
     probe: metrics.Probe | None = None
     tries: int = 0
+    delete: bool = False  # a queued deleteMessage of ``message_id``
+
+    @property
+    def fresh(self) -> bool:
+        """The next request sends a new message (not an edit or a delete)."""
+        return self.message_id is None and not self.delete
 
 
 @dataclass(eq=False)
@@ -78,7 +185,8 @@ class ChatQueue:
     slots: dict[str, Slot] = field(default_factory=dict)
     dirty: list[str] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
-    last: float = -1e9
+    kick: asyncio.Event = field(default_factory=asyncio.Event)  # wakes a waiting worker
+    budget: GroupBudget | None = None  # groups only
 
 
 Hook = Callable[[int], Awaitable[None]]
@@ -96,7 +204,7 @@ async def _nothing2(old: int, new: int) -> None:
 class Outbox:
     def __init__(self, bot: BotLike, *, group_per_minute: int = 20) -> None:
         self.bot = bot
-        self.group_gap = 60.0 / group_per_minute
+        self.group_per_minute = group_per_minute
         self.queues: dict[int, ChatQueue] = {}
         self.on_forbidden: Hook = _nothing  # a private chat answered 403
         self.on_kicked: Hook = _nothing  # a group answered 403
@@ -108,18 +216,25 @@ class Outbox:
 
     # ------------------------------------------------------------------ putting
 
+    def _queue(self, chat_id: int) -> ChatQueue:
+        q = self.queues.get(chat_id)
+        if q is None:
+            q = self.queues[chat_id] = ChatQueue(chat_id)
+            if chat_id < 0:
+                q.budget = GroupBudget(self.group_per_minute)
+        return q
+
     def put(self, chat_id: int, key: str, content: Rendered, *, final: bool = False,
             on_sent: SentHook | None = None) -> None:
         """Show ``content`` in the slot ``key`` of ``chat_id`` (sent or edited soon)."""
         if self.closed:
             return
-        q = self.queues.get(chat_id)
-        if q is None:
-            q = self.queues[chat_id] = ChatQueue(chat_id)
+        q = self._queue(chat_id)
         slot = q.slots.get(key)
         if slot is None:
             slot = q.slots[key] = Slot(key)
         slot.want = content
+        slot.want_digest = content.digest()
         slot.final = final
         if on_sent is not None:
             slot.on_sent = on_sent
@@ -134,11 +249,20 @@ class Outbox:
         """A one-off message (a reply, a reminder)."""
         self.put(chat_id, f"once:{next(self._ids)}", content, final=True, on_sent=on_sent)
 
+    def delete(self, chat_id: int, message_id: int) -> None:
+        """Delete a message (an answered reminder) soon; errors are ignored.  In a group it
+        waits like an edit: replies go first."""
+        if self.closed:
+            return
+        q = self._queue(chat_id)
+        key = f"delete:{next(self._ids)}"
+        q.slots[key] = Slot(key, message_id=message_id, final=True, delete=True)
+        q.dirty.append(key)
+        self._wake(q)
+
     def known(self, chat_id: int, key: str, message_id: int, digest: str | None) -> None:
         """Register a message sent before (after a restart): edits go to ``message_id``."""
-        q = self.queues.get(chat_id)
-        if q is None:
-            q = self.queues[chat_id] = ChatQueue(chat_id)
+        q = self._queue(chat_id)
         slot = q.slots.get(key)
         if slot is None:
             q.slots[key] = Slot(key, message_id=message_id, sent=digest)
@@ -174,9 +298,15 @@ class Outbox:
 
     def prune(self, keep: set[int]) -> int:
         """Forget the queues of chats not in ``keep`` that have nothing to send (bounded
-        memory: a chat whose game ended holds no queue); returns how many were dropped."""
+        memory: a chat whose game ended holds no queue); returns how many were dropped.
+        A group's queue that still counts recent requests is kept (its budget)."""
+        try:
+            now = asyncio.get_running_loop().time()
+        except RuntimeError:  # pragma: no cover - no loop: keep every group's budget
+            now = -math.inf
         idle = [c for c, q in self.queues.items()
-                if c not in keep and not q.dirty and (q.task is None or q.task.done())]
+                if c not in keep and not q.dirty and (q.task is None or q.task.done())
+                and (q.budget is None or (now > -math.inf and not q.budget.used(now)))]
         for c in idle:
             del self.queues[c]
         return len(idle)
@@ -186,10 +316,10 @@ class Outbox:
         q = self.queues.pop(old, None)
         if q is None:
             return
-        target = self.queues.get(new)
-        if target is None:
-            target = self.queues[new] = ChatQueue(new)
+        target = self._queue(new)
         for key, slot in q.slots.items():
+            if slot.delete:
+                continue
             slot.message_id = None
             slot.sent = None
             if slot.want is None:
@@ -209,6 +339,8 @@ class Outbox:
             q.task = asyncio.get_running_loop().create_task(
                 self._run(q), name=f"outbox:{q.chat_id}", context=contextvars.Context()
             )
+        else:
+            q.kick.set()  # a worker waiting for the budget looks again (a reply goes first)
 
     def _check_idle(self) -> None:
         if all(q.task is None or q.task.done() for q in self.queues.values()):
@@ -219,19 +351,61 @@ class Outbox:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._idle.wait(), timeout)
 
+    def _pick(self, q: ChatQueue, now: float) -> tuple[Slot | None, float]:
+        """The next request of ``q``, or None and how long to wait (inf: nothing to do).
+
+        Slots whose message already shows their content are settled here, without a
+        request.  A private chat takes its slots in order; a group takes a new message
+        first (while the window has room), then an edit or delete (while the budget allows).
+        """
+        ready: list[Slot] = []
+        for key in list(q.dirty):
+            slot = q.slots.get(key)
+            if slot is None or (slot.want is None and not slot.delete):
+                q.dirty.remove(key)
+                continue
+            if slot.want is not None and slot.message_id is not None \
+                    and slot.want_digest == slot.sent:
+                q.dirty.remove(key)
+                self._done(q, slot, slot.want)
+                continue
+            ready.append(slot)
+        if not ready:
+            return None, math.inf
+        b = q.budget
+        if b is None:
+            return ready[0], 0.0
+        fresh = next((s for s in ready if s.fresh), None)
+        if fresh is not None:
+            wait = b.new_wait(now)
+            return (fresh, 0.0) if wait <= 0 else (None, wait)
+        wait = b.edit_wait(now)
+        if wait > 0:
+            return None, wait
+        b.take_edit(now)
+        return ready[0], 0.0
+
     async def _run(self, q: ChatQueue) -> None:
+        loop = asyncio.get_running_loop()
         try:
-            while q.dirty and self.queues.get(q.chat_id) is q:
-                if q.chat_id < 0:
-                    wait = q.last + self.group_gap - time.monotonic()
-                    if wait > 0:
-                        await asyncio.sleep(wait)
-                        continue
-                key = q.dirty.pop(0)
-                slot = q.slots.get(key)
-                if slot is None or slot.want is None:
+            while self.queues.get(q.chat_id) is q:
+                slot, wait = self._pick(q, loop.time())
+                if slot is None:
+                    if wait == math.inf:
+                        break
+                    q.kick.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(q.kick.wait(), wait + 0.001)
                     continue
-                await self._one(q, slot)
+                q.dirty.remove(slot.key)
+                try:
+                    if slot.delete:
+                        await self._delete(q, slot)
+                    else:
+                        await self._one(q, slot)
+                finally:
+                    if q.budget is not None:
+                        q.budget.record(loop.time())
         except asyncio.CancelledError:
             raise
         except Exception:  # pragma: no cover - a bug; keep the bot alive
@@ -245,13 +419,19 @@ class Outbox:
                 del self.queues[q.chat_id]  # nothing left to show in this private chat
             self._check_idle()
 
+    async def _delete(self, q: ChatQueue, slot: Slot) -> None:
+        q.slots.pop(slot.key, None)
+        assert slot.message_id is not None
+        try:
+            await self.bot.delete_message(chat_id=q.chat_id, message_id=slot.message_id)
+        except TelegramError as e:
+            log.info("chat %s: message %s not deleted: %s", q.chat_id, slot.message_id,
+                     e.message)
+
     async def _one(self, q: ChatQueue, slot: Slot) -> None:
         content = slot.want
         assert content is not None
-        digest = content.digest()
-        if slot.message_id is not None and digest == slot.sent:
-            self._done(q, slot, content)
-            return
+        digest = slot.want_digest
         probe, slot.probe = slot.probe, None
         token = metrics.current.set(probe)
         try:
@@ -320,7 +500,6 @@ class Outbox:
                 self._done(q, slot, content)
         finally:
             metrics.current.reset(token)
-            q.last = time.monotonic()
 
     def _again(self, q: ChatQueue, slot: Slot) -> None:
         if slot.key not in q.dirty:

@@ -1,17 +1,26 @@
-"""The outbox with a scripted bot: coalescing, no identical edits, the group's pace, errors."""
+"""The outbox with a scripted bot: coalescing, no identical edits, the group's budget,
+priorities, deletes, errors.
+
+The budget tests run on an event loop with virtual time (``run_virtual``): the loop's
+clock jumps to the next timer instead of sleeping, so a minute of pacing takes no time
+and the request times are exact."""
 
 from __future__ import annotations
 
 import asyncio
-import time
+import random
+import selectors
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TimedOut
 
-from bot.tg.outbox import Outbox
+from bot.tg.outbox import GroupBudget, Outbox
 from bot.tg.render import Button, Rendered
+
+GROUP = -100
 
 
 @dataclass
@@ -22,16 +31,21 @@ class Msg:
 @dataclass
 class FakeBot:
     calls: list[tuple[str, int, str]] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # loop time of each call
     fail: list[Exception] = field(default_factory=list)
     gate: asyncio.Event | None = None
     next_id: int = 100
+    latency: float = 0.0
 
     async def _step(self, kind: str, chat_id: int, text: str) -> None:
         if self.gate is not None:
             await self.gate.wait()
+        if self.latency:
+            await asyncio.sleep(self.latency)
         if self.fail:
             raise self.fail.pop(0)
         self.calls.append((kind, chat_id, text))
+        self.times.append(asyncio.get_running_loop().time())
 
     async def send_message(self, chat_id: int, text: str, **kw: Any) -> Msg:
         await self._step("send", chat_id, text)
@@ -43,9 +57,61 @@ class FakeBot:
         await self._step(f"edit {message_id}", chat_id, text)
         return Msg(message_id)
 
+    async def delete_message(self, chat_id: int, message_id: int, **kw: Any) -> bool:
+        await self._step("delete", chat_id, str(message_id))
+        return True
+
 
 def r(text: str) -> Rendered:
     return Rendered(text, ((Button("b", "g1:1:h:"),),))
+
+
+# --------------------------------------------------------------------------- virtual time
+
+
+class _VirtualSelector(selectors.SelectSelector):
+    """Never blocks: a select that would wait moves the loop's clock instead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.now = 0.0
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        ready = super().select(0)
+        if not ready:
+            if timeout is None:
+                raise RuntimeError("deadlock: nothing scheduled and nothing to wait for")
+            self.now += timeout
+        return ready
+
+
+class VirtualLoop(asyncio.SelectorEventLoop):
+    def __init__(self) -> None:
+        self._virtual = _VirtualSelector()
+        super().__init__(self._virtual)
+
+    def time(self) -> float:
+        return self._virtual.now
+
+
+def run_virtual(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    with asyncio.Runner(loop_factory=VirtualLoop) as runner:
+        runner.run(main())
+
+
+def now() -> float:
+    return asyncio.get_running_loop().time()
+
+
+def max_in_window(times: list[float], window: float = 60.0) -> int:
+    """The most requests that any ``window`` seconds (half-open) ever saw."""
+    best = 0
+    for i, start in enumerate(times):
+        best = max(best, sum(1 for x in times[i:] if x < start + window))
+    return best
+
+
+# --------------------------------------------------------------------------- slots
 
 
 async def test_a_burst_becomes_one_edit_and_identical_content_is_never_sent() -> None:
@@ -66,15 +132,164 @@ async def test_a_burst_becomes_one_edit_and_identical_content_is_never_sent() ->
     assert len(bot.calls) == 3
 
 
-async def test_a_group_gets_its_requests_spaced() -> None:
+async def test_a_final_slot_is_forgotten_once_out_and_on_sent_reports_every_request() -> None:
     bot = FakeBot()
-    out = Outbox(bot, group_per_minute=600)  # one per 0.1 s
-    started = time.monotonic()
-    for i in range(4):
-        out.send(-100, r(f"m{i}"))
+    out = Outbox(bot)
+    seen: list[tuple[int, bool]] = []
+    out.put(5, "t", r("a"), on_sent=lambda mid, digest, anew: seen.append((mid, anew)))
     await out.idle()
-    assert [c[2] for c in bot.calls] == ["m0", "m1", "m2", "m3"]
-    assert time.monotonic() - started >= 0.29
+    out.put(5, "t", r("b"), final=True)
+    await out.idle()
+    assert seen == [(101, True), (101, False)]
+    assert out.message_id(5, "t") is None  # final: forgotten
+    out.send(5, r("reply"))
+    await out.idle()
+    assert bot.calls[-1] == ("send", 5, "reply") and 5 not in out.queues
+
+
+async def test_delete_is_queued_and_its_errors_are_ignored() -> None:
+    bot = FakeBot()
+    out = Outbox(bot)
+    out.delete(5, 77)
+    await out.idle()
+    assert bot.calls == [("delete", 5, "77")]
+    bot.fail = [BadRequest("Message to delete not found")]
+    out.delete(5, 78)
+    out.send(5, r("after"))
+    await out.idle()
+    assert bot.calls[-1] == ("send", 5, "after")
+    bot.fail = [Forbidden("Forbidden: bot was blocked by the user")]
+    out.delete(GROUP, 79)
+    await out.idle()
+    assert GROUP in out.queues  # a failed delete reports nothing and drops nothing
+
+
+# --------------------------------------------------------------------------- the group's budget
+
+
+def test_replies_go_at_once_while_the_minute_has_room_and_the_21st_waits() -> None:
+    async def main() -> None:
+        bot = FakeBot()
+        out = Outbox(bot, group_per_minute=20)
+        for i in range(21):
+            out.send(GROUP, r(f"reply {i}"))
+        await out.idle(600)
+        assert [c[2] for c in bot.calls] == [f"reply {i}" for i in range(21)]
+        assert bot.times[:20] == [0.0] * 20  # all twenty at once
+        assert 60.0 <= bot.times[20] <= 60.1  # the 21st when the first leaves the window
+
+    run_virtual(main)
+
+
+def test_a_reply_goes_before_pending_table_edits() -> None:
+    async def main() -> None:
+        bot = FakeBot()
+        out = Outbox(bot, group_per_minute=20)
+        out.put(GROUP, "table", r("table 0"))
+        await out.idle(600)
+        for i in range(1, 6):  # the edit bucket runs dry: the table waits for its pace
+            out.put(GROUP, "table", r(f"table {i}"))
+            await asyncio.sleep(0.1)
+        out.put(GROUP, "table", r("table latest"))
+        assert GROUP in out.queues and out.queues[GROUP].dirty == ["table"]
+        asked = now()
+        out.send(GROUP, r("reply"))
+        await asyncio.sleep(0.001)
+        assert bot.calls[-1] == ("send", GROUP, "reply") and bot.times[-1] == asked
+        await out.idle(600)
+        assert bot.calls[-1] == ("edit 101", GROUP, "table latest")
+        # both queued together: the new message first
+        out.put(GROUP, "table", r("table again"))
+        out.send(GROUP, r("second reply"))
+        await out.idle(600)
+        assert [c[2] for c in bot.calls[-2:]] == ["second reply", "table again"]
+
+    run_virtual(main)
+
+
+def test_a_burst_of_table_edits_becomes_few_requests_and_ends_on_the_latest() -> None:
+    async def main() -> None:
+        bot = FakeBot(latency=0.05)
+        out = Outbox(bot, group_per_minute=20)
+        out.put(GROUP, "table", r("table start"))
+        await out.idle(600)
+        start = now()
+        for i in range(50):  # a move every 0.2 s for 10 s
+            out.put(GROUP, "table", r(f"table {i}"))
+            await asyncio.sleep(0.2)
+        await out.idle(600)
+        edits = [c for c in bot.calls if c[0].startswith("edit")]
+        assert len(edits) <= 7, edits
+        assert edits[-1][2] == "table 49"
+        assert bot.times[-1] - start < 15  # the last state shows soon after the burst
+
+    run_virtual(main)
+
+
+def test_edits_leave_a_reserve_for_replies() -> None:
+    async def main() -> None:
+        bot = FakeBot()
+        out = Outbox(bot, group_per_minute=20)
+        budget = GroupBudget(20)
+        assert budget.reserve >= 3
+        # a table that changes every half second for two minutes
+        for i in range(240):
+            out.put(GROUP, "table", r(f"table {i}"))
+            await asyncio.sleep(0.5)
+            in_window = sum(1 for x in bot.times if x > now() - 60)
+            assert in_window <= 20 - budget.reserve
+        # ... and then three replies go out at once
+        asked = now()
+        for i in range(budget.reserve):
+            out.send(GROUP, r(f"reply {i}"))
+        await asyncio.sleep(0.01)
+        replies = [x for c, x in zip(bot.calls, bot.times, strict=True) if c[2].startswith("re")]
+        assert len(replies) == budget.reserve and all(x == asked for x in replies)
+        await out.idle(600)
+
+    run_virtual(main)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_budget_is_never_exceeded_in_any_minute(seed: int) -> None:
+    async def main() -> None:
+        rnd = random.Random(seed)
+        bot = FakeBot(latency=0.02)
+        out = Outbox(bot, group_per_minute=20)
+        for _ in range(600):  # ten minutes of replies, table edits and hand-like slots
+            x = rnd.random()
+            if x < 0.1:
+                out.send(GROUP, r(f"reply {rnd.random()}"))
+            elif x < 0.8:
+                out.put(GROUP, f"table {rnd.randrange(2)}", r(f"t {rnd.random()}"))
+            elif x < 0.9:
+                out.delete(GROUP, rnd.randrange(1000))
+            else:
+                out.put(GROUP, f"new {rnd.random()}", r("n"), final=True)
+            await asyncio.sleep(rnd.expovariate(1.0))
+        await out.idle(3600)
+        group = [x for c, x in zip(bot.calls, bot.times, strict=True) if c[1] == GROUP]
+        assert len(group) > 100
+        assert max_in_window(group) <= 20
+
+    run_virtual(main)
+
+
+def test_private_chats_are_not_paced() -> None:
+    async def main() -> None:
+        bot = FakeBot()
+        out = Outbox(bot, group_per_minute=20)
+        for i in range(30):
+            out.put(7, "hand", r(f"hand {i}"))
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        await out.idle(600)
+        assert len(bot.calls) == 30 and bot.times[-1] == 0.0
+
+    run_virtual(main)
+
+
+# --------------------------------------------------------------------------- errors
 
 
 @pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")  # RetryAfter(0)
