@@ -57,8 +57,8 @@ MESSAGES: dict[str, str] = {
     "lobby.free": "— free —",
     "lobby.hint": "Press “Sit down”. Your cards come to your private chat with the bot.",
     "lobby.hint_full": "Every seat is taken — the table's creator may start.",
-    "lobby.joined": "{name} sat down at the table",
-    "lobby.left": "{name} left the table",
+    "lobby.joined": "{name} is at the table",
+    "lobby.left": "{name} leaves the table",
     "lobby.creator_not_started": "{name}, press “Sit down” to open the bot and take a seat",
     "lobby.cancelled": "🃏 The game was cancelled.",
     "settings.title": "⚙️ <b>The table's rules</b>",
@@ -78,10 +78,10 @@ MESSAGES: dict[str, str] = {
     "btn.leave": "➖ Stand up",
     "btn.add_computer": "🤖 Add computer",
     "btn.drop_computer": "➖🤖 Remove",
-    "btn.players": "👥 {n}",
-    "btn.preset": "📜 {preset}",
-    "btn.level": "🎚 {level}",
-    "btn.settings": "⚙️ Rules",
+    "btn.players": "👥 Players: {n}",
+    "btn.preset": "📜 Rules: {preset}",
+    "btn.level": "🎚 Computer: {level}",
+    "btn.settings": "⚙️ All rules",
     "btn.start": "▶️ Start",
     "btn.cancel": "✖️ Cancel",
     "btn.back": "⬅️ Back",
@@ -105,6 +105,8 @@ MESSAGES: dict[str, str] = {
     "table.head": "🃏 <b>Deal {n}</b> · dealer {dealer}",
     "table.golden": "✨ golden round",
     "table.sits_out": "(sits out)",
+    "table.bolt": "bolt",
+    "table.bolts": "bolt ×{n}",
     "table.pass": "pass",
     "table.bids": "Bidding: {bids}",
     "table.declarer": "Declarer {name}, bid {bid}",
@@ -124,7 +126,7 @@ MESSAGES: dict[str, str] = {
     "table.tricks": "Tricks: {counts}",
     "table.turn": "To move: {name} ⏳",
     "event.dark": "{name} plays dark",
-    "event.unblind": "{name} unblinded the game: {bid}",
+    "event.unblind": "{name}: unblinded, {bid}",
     "event.timeout": "{name}: time ran out, the computer moved",
     "event.auto": "{name}: the computer plays on",
     "event.redeal": "redeal — {name}: {reason}",
@@ -178,8 +180,8 @@ MESSAGES: dict[str, str] = {
     "popup.totals": "Score: {totals}",
     # ------------------------------------------------------------------ results
     "summary.head": "Deal {n}:",
-    "summary.made": "Deal {n} — {name}: contract {contract}, took {points} ✓ {score}",
-    "summary.failed": "Deal {n} — {name}: contract {contract}, took {points} ✗ {score}",
+    "summary.made": "Deal {n} — {name}: contract {contract}, took {points} — made, {score}",
+    "summary.failed": "Deal {n} — {name}: contract {contract}, took {points} — failed, {score}",
     "summary.conceded": "Deal {n} — {name}: conceded {bid}, {score}",
     "summary.totals": "Score: {totals}",
     "summary.winner": "🏆 {name} wins — {total}!",
@@ -199,7 +201,7 @@ MESSAGES: dict[str, str] = {
     "note.four_nines_bonus": "{name}: four nines, bonus {value}",
     "note.talon_score": "{name} (sitting out): the talon's points {value}",
     "note.sitter_nothing": "{name}: on the barrel points do not count ({value})",
-    "note.frozen": "{name}: while the barrel sitter plays, points do not count ({value})",
+    "note.frozen": "{name}: a game from the barrel — defenders' points do not count ({value})",
     "note.bolt": "{name}: a bolt (no. {value} in the game)",
     "note.bolt_penalty": "{name}: three bolts — fine {value}",
     "note.tie_one_more": "a tie over 1000 — one more deal",
@@ -212,7 +214,7 @@ MESSAGES: dict[str, str] = {
     "note.barrel_tries_out": "{name}: no tries left on the barrel",
     "note.third_fall_zero": "{name}: third fall from the barrel — the total goes to zero",
     "note.fall": "{name}: fall from the barrel, {value}",
-    "note.samosval": "{name}: the 555 dump — exactly 555, back to zero",
+    "note.samosval": "{name}: exactly {value} — the 555 dump, back to zero",
     "note.winner": "🏆 {name}: wins with {value}",
     "note.golden_reset": "nobody made the golden round — all totals back to zero",
     "note.golden_again": "nobody made the golden round — it is played again",
@@ -227,7 +229,19 @@ MESSAGES: dict[str, str] = {
     "score.conceded": "conceded",
     "score.skipped": "… first deals hidden: {k}",
     "score.last": "Deal {n}:",
-    "score.legend": "<i>| bolt · ! fine · 🛢 barrel · ↓ fall · ♻ 555 dump · ✓ made · ✗ failed</i>",
+    "score.legend": "<i>Marks: {marks}</i>",
+    "score.labels": "<i>{labels}</i>",
+    "mark.bolt": "bolt",
+    "mark.penalty": "fine",
+    "mark.barrel_on": "on the barrel",
+    "mark.barrel_back": "sent back from the barrel",
+    "mark.fall": "fall",
+    "mark.samosval": "555 dump (→ 0)",
+    "mark.winner": "winner",
+    "mark.made": "made",
+    "mark.failed": "failed",
+    "mark.golden": "golden deal",
+    "mark.dark": "dark game",
     # ------------------------------------------------------------------ /rules
     "rules.summary": (
         "🃏 <b>Thousand in short</b>\n"
@@ -268,6 +282,51 @@ MESSAGES: dict[str, str] = {
         "🃏 The game is stopped: nobody has moved for a long time. Its record is kept: "
         "/score"
     ),
+    # ------------------------------------------------------------------ issue 10
+    "hint.unknown_command": (
+        "I do not know that command. Commands: /newgame, /score, /rules, /help, /leave, /stop."
+    ),
+    "hint.private_text": (
+        "I understand commands and buttons. /newgame — a new game against the computer, "
+        "/help — how to play."
+    ),
+    "added.group": (
+        "🃏 Hi! I run games of Thousand right in this chat.\n"
+        "• /newgame opens a table: players press “Sit down”; computers can join too.\n"
+        "• Everyone gets their cards and move buttons in a private chat with the bot; "
+        "this chat shows the table.\n"
+        "• /rules — the rules, /help — all commands."
+    ),
+    "lang.current": "This chat speaks {name}. To change: /lang ru — Russian, /lang en — English.",
+    "lang.set": "Done: I speak English here now.",
+    "lang.unknown": "I do not know the language “{code}”. There are two: /lang ru — Russian, "
+                    "/lang en — English.",
+    "lang.not_allowed": "Only the table's creator or an admin may change the group's language.",
+    "lang.name": "English",
+    "table.none": "There is no game here now. /newgame starts one.",
+    "table.moved": "🃏 The table is below. The old message is not updated any more.",
+    "table.waiting": "The game has not started yet: the table above is waiting for players.",
+    "end.title": "🏁 <b>The game is over</b> — the final score sheet",
+    "end.rematch": "🔁 Play again",
+    "end.new_table": "🃏 New table",
+    "end.rematch_done": "🔁 Another game with the same players — the table is below.",
+    "autopilot.on": "⏰ {name} does not answer — the computer moves for now",
+    "autopilot.off": "👋 {name} is back in the game",
+    "autopilot.private": (
+        "⏰ Your time ran out — the computer moves for you. Make a move yourself and the "
+        "seat is yours again."
+    ),
+    "solo.pick_level": "Choose the computer players' level:",
+    "solo.pick_size": "How many players at the table?",
+    "solo.players": "{n} players",
+    "solo.level": "🎚 {level}",
+    "popup.not_saved": "The move was not saved, please try again",
+    "popup.wrong_chat": "This button is not from here",
+    "broken.game": "⚠️ The game could not be restored; /newgame starts a new one",
+    "expired.lobby": "🃏 The table is closed: nobody sat down for a long time. /newgame opens a "
+                     "new one.",
+    "expired.game": "🃏 The game is stopped: nobody moved for a long time. Its record is kept: "
+                    "/score",
     # ------------------------------------------------------------------ refusals (engine codes)
     "refuse.seat": "seat {n}",
     "refuse.phase.dealing": "the deal",
@@ -414,4 +473,12 @@ MESSAGES: dict[str, str] = {
     "refuse.inert_third_rospis": (
         "Rule {rule} does nothing with rospis_limit = {limit}: there is no third concession."
     ),
+    # ------------------------------------------------------------------ issue 10 (service)
+    "solo.play": "▶️ Play",
+    "solo.started": "🃏 A game against the computer: {n} players, level: {level}. Rules: {rules}",
+    "end.already": "A game is already on here",
+    "end.not_seated": "A rematch can be started by a player of this table",
+    "autopilot.off_popup": "Welcome back! The seat is yours again",
+    "cmd.lang": "The bot's language (/lang ru — русский)",
+    "cmd.table": "Show the table at the bottom of the chat",
 }

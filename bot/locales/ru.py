@@ -57,8 +57,8 @@ MESSAGES: dict[str, str] = {
     "lobby.free": "— свободно —",
     "lobby.hint": "Нажмите «Сесть». Карты придут в личный чат с ботом.",
     "lobby.hint_full": "Все на местах — создатель стола может начинать.",
-    "lobby.joined": "{name} сел за стол",
-    "lobby.left": "{name} встал из-за стола",
+    "lobby.joined": "{name} — за столом",
+    "lobby.left": "{name} уходит из-за стола",
     "lobby.creator_not_started": "{name}, нажмите «Сесть», чтобы открыть бота и сесть за стол",
     "lobby.cancelled": "🃏 Партия отменена.",
     "settings.title": "⚙️ <b>Правила стола</b>",
@@ -78,10 +78,10 @@ MESSAGES: dict[str, str] = {
     "btn.leave": "➖ Встать",
     "btn.add_computer": "🤖 Добавить компьютер",
     "btn.drop_computer": "➖🤖 Убрать",
-    "btn.players": "👥 {n}",
-    "btn.preset": "📜 {preset}",
-    "btn.level": "🎚 {level}",
-    "btn.settings": "⚙️ Правила",
+    "btn.players": "👥 Игроков: {n}",
+    "btn.preset": "📜 Правила: {preset}",
+    "btn.level": "🎚 Компьютер: {level}",
+    "btn.settings": "⚙️ Все правила",
     "btn.start": "▶️ Начать",
     "btn.cancel": "✖️ Отменить",
     "btn.back": "⬅️ Назад",
@@ -105,6 +105,8 @@ MESSAGES: dict[str, str] = {
     "table.head": "🃏 <b>Кон {n}</b> · сдаёт {dealer}",
     "table.golden": "✨ золотой кон",
     "table.sits_out": "(на прикупе)",
+    "table.bolt": "болт",
+    "table.bolts": "болт ×{n}",
     "table.pass": "пас",
     "table.bids": "Торговля: {bids}",
     "table.declarer": "Играет {name}, ставка {bid}",
@@ -124,7 +126,7 @@ MESSAGES: dict[str, str] = {
     "table.tricks": "Взятки: {counts}",
     "table.turn": "Ход: {name} ⏳",
     "event.dark": "{name} играет втемную",
-    "event.unblind": "{name} растемнил игру: {bid}",
+    "event.unblind": "{name}: растемнение, {bid}",
     "event.timeout": "{name}: время вышло, сходил компьютер",
     "event.auto": "{name}: дальше играет компьютер",
     "event.redeal": "пересдача — {name}: {reason}",
@@ -178,8 +180,8 @@ MESSAGES: dict[str, str] = {
     "popup.totals": "Счёт: {totals}",
     # ------------------------------------------------------------------ results
     "summary.head": "Кон {n}:",
-    "summary.made": "Кон {n} — {name}: игра {contract}, взято {points} ✓ {score}",
-    "summary.failed": "Кон {n} — {name}: игра {contract}, взято {points} ✗ {score}",
+    "summary.made": "Кон {n} — {name}: игра {contract}, взято {points} — сыграна, {score}",
+    "summary.failed": "Кон {n} — {name}: игра {contract}, взято {points} — недобор, {score}",
     "summary.conceded": "Кон {n} — {name}: роспись {bid}, {score}",
     "summary.totals": "Счёт: {totals}",
     "summary.winner": "🏆 Победа: {name} — {total}!",
@@ -199,7 +201,7 @@ MESSAGES: dict[str, str] = {
     "note.four_nines_bonus": "{name}: четыре девятки, премия {value}",
     "note.talon_score": "{name} (на прикупе): очки прикупа {value}",
     "note.sitter_nothing": "{name}: на бочке очки не пишутся ({value})",
-    "note.frozen": "{name}: пока играет сидящий на бочке, очки не пишутся ({value})",
+    "note.frozen": "{name}: игра с бочки — очки вистующих не пишутся ({value})",
     "note.bolt": "{name}: болт ({value}-й за партию)",
     "note.bolt_penalty": "{name}: три болта — штраф {value}",
     "note.tie_one_more": "ничья за тысячей — играем ещё кон",
@@ -212,7 +214,7 @@ MESSAGES: dict[str, str] = {
     "note.barrel_tries_out": "{name}: попытки на бочке кончились",
     "note.third_fall_zero": "{name}: третий слёт с бочки — счёт на ноль",
     "note.fall": "{name}: слёт с бочки, {value}",
-    "note.samosval": "{name}: самосвал — ровно 555, счёт на ноль",
+    "note.samosval": "{name}: ровно {value} — самосвал, счёт на ноль",
     "note.winner": "🏆 {name}: победа, {value}",
     "note.golden_reset": "золотой кон никто не сыграл — счёт обнулён",
     "note.golden_again": "золотой кон никто не сыграл — золотой круг ещё раз",
@@ -227,9 +229,19 @@ MESSAGES: dict[str, str] = {
     "score.conceded": "роспись",
     "score.skipped": "… первые коны скрыты: {k}",
     "score.last": "Кон {n}:",
-    "score.legend": (
-        "<i>| болт · ! штраф · 🛢 бочка · ↓ слёт · ♻ самосвал · ✓ сыграл · ✗ недобор</i>"
-    ),
+    "score.legend": "<i>Знаки: {marks}</i>",
+    "score.labels": "<i>{labels}</i>",
+    "mark.bolt": "болт",
+    "mark.penalty": "штраф",
+    "mark.barrel_on": "на бочке",
+    "mark.barrel_back": "с бочки назад",
+    "mark.fall": "слёт",
+    "mark.samosval": "самосвал (555 → 0)",
+    "mark.winner": "победа",
+    "mark.made": "игра сыграна",
+    "mark.failed": "недобор",
+    "mark.golden": "золотой кон",
+    "mark.dark": "втемную",
     # ------------------------------------------------------------------ /rules
     "rules.summary": (
         "🃏 <b>Тысяча: коротко</b>\n"
@@ -237,9 +249,9 @@ MESSAGES: dict[str, str] = {
         "Цель — набрать 1000 очков.\n"
         "Каждому по 7 карт, 3 — в прикуп. Первая рука «сидит на 100»; дальше торгуются "
         "по 5. Выше 120 — только с марьяжем на руке.\n"
-        "Кто выиграл торговлю, берёт прикуп, отдаёт по карте соперникам и назначает игру "
-        "(или расписывает её). Взял не меньше — пишет игру, иначе минус. Вистующие пишут "
-        "свои очки, округлённые до 5.\n"
+        "Победитель торговли берёт прикуп, отдаёт по карте соперникам и назначает игру "
+        "(или расписывает её). Набрано не меньше заказа — игра пишется в плюс, иначе в "
+        "минус. Вистующие пишут свои очки, округлённые до 5.\n"
         "Марьяж (король и дама одной масти): ♥ 100, ♦ 80, ♣ 60, ♠ 40. Захвалить можно, "
         "зайдя с короля или дамы после своей первой взятки; масть становится козырем.\n"
         "Болт — кон без взяток; три болта — штраф 120. Ровно 555 — самосвал, счёт на ноль.\n"
@@ -266,6 +278,47 @@ MESSAGES: dict[str, str] = {
     "guard.expired_game": (
         "🃏 Партия остановлена: в ней давно не было ходов. Запись сохранена: /score"
     ),
+    # ------------------------------------------------------------------ issue 10
+    "hint.unknown_command": (
+        "Не знаю такой команды. Команды: /newgame, /score, /rules, /help, /leave, /stop."
+    ),
+    "hint.private_text": (
+        "Я понимаю команды и кнопки. /newgame — новая партия против компьютера, "
+        "/help — как играть."
+    ),
+    "added.group": (
+        "🃏 Привет! Я веду «Тысячу» прямо в этом чате.\n"
+        "• /newgame — открыть стол: игроки нажимают «Сесть», можно добавить компьютер.\n"
+        "• Карты и кнопки ходов приходят каждому в личный чат с ботом, здесь — общий стол.\n"
+        "• /rules — правила, /help — все команды."
+    ),
+    "lang.current": "Язык этого чата: {name}. Сменить: /lang ru — русский, /lang en — English.",
+    "lang.set": "Готово: теперь я говорю здесь по-русски.",
+    "lang.unknown": "Не знаю языка «{code}». Есть два: /lang ru — русский, /lang en — English.",
+    "lang.not_allowed": "Язык группы может сменить создатель стола или админ.",
+    "lang.name": "русский",
+    "table.none": "Здесь сейчас нет партии. /newgame — начать новую.",
+    "table.moved": "🃏 Стол — ниже. Старое сообщение больше не обновляется.",
+    "table.waiting": "Партия ещё не началась: стол ждёт игроков выше.",
+    "end.title": "🏁 <b>Партия окончена</b> — итоговая запись",
+    "end.rematch": "🔁 Ещё партия",
+    "end.new_table": "🃏 Новый стол",
+    "end.rematch_done": "🔁 Ещё партия тем же составом — стол ниже.",
+    "autopilot.on": "⏰ {name} не отвечает — пока ходит компьютер",
+    "autopilot.off": "👋 {name} снова в игре",
+    "autopilot.private": (
+        "⏰ Время на ход вышло — компьютер ходит за вас. Сделайте ход сами, и место "
+        "снова ваше."
+    ),
+    "solo.pick_level": "Выберите уровень компьютеров:",
+    "solo.pick_size": "Сколько игроков за столом?",
+    "solo.players": "{n} игрока",
+    "solo.level": "🎚 {level}",
+    "popup.not_saved": "Ход не сохранён, попробуйте ещё раз",
+    "popup.wrong_chat": "Эта кнопка не отсюда",
+    "broken.game": "⚠️ Партию не удалось восстановить; /newgame начнёт новую",
+    "expired.lobby": "🃏 Стол закрыт: долго никто не садился. /newgame откроет новый.",
+    "expired.game": "🃏 Партия остановлена: давно не было ходов. Запись сохранена: /score",
     # ------------------------------------------------------------------ refusals (engine codes)
     "refuse.seat": "место {n}",
     "refuse.phase.dealing": "раздача",
@@ -409,4 +462,12 @@ MESSAGES: dict[str, str] = {
     "refuse.inert_third_rospis": (
         "Правило {rule} ничего не меняет при rospis_limit = {limit}: третьей росписи не бывает."
     ),
+    # ------------------------------------------------------------------ issue 10 (service)
+    "solo.play": "▶️ Играть",
+    "solo.started": "🃏 Партия против компьютеров: {n} игрока, уровень — {level}. Правила: {rules}",
+    "end.already": "Здесь уже идёт партия",
+    "end.not_seated": "Ещё партию тем же составом может начать игрок этого стола",
+    "autopilot.off_popup": "С возвращением! Место снова ваше",
+    "cmd.lang": "Язык бота (/lang en — English)",
+    "cmd.table": "Показать стол внизу чата",
 }

@@ -10,6 +10,7 @@ plain data, compared to skip identical edits.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -115,6 +116,63 @@ def hand_text(hand: Iterable[int]) -> str:
     return " · ".join(
         SUIT_EMOJI[s] + " " + " ".join(RANK_NAMES[c % 6] for c in groups[s]) for s in sorted(groups)
     )
+
+
+NAME_LIMIT: Final = 12  # characters of a name on the table and in the lines about it
+
+
+def unique_names(names: Sequence[str], limit: int = NAME_LIMIT) -> list[str]:
+    """The names cut to ``limit`` characters and made unique, in the same order.
+
+    A long name ends in "…" (``limit`` ≥ 4), a blank one is "?".  Names that still
+    collide are numbered: by their own trailing numbers when those differ
+    (``Компьютер 1``/``Компьютер 2`` at three characters: ``Ко1``, ``Ко2``), else the first
+    keeps its name and the others get 2, 3, … (``Вера``, ``Вера 2``; at two: ``Ан``, ``А2``)."""
+    limit = max(1, limit)
+    clean = [" ".join(n.split()) or "?" for n in names]
+    out = [_cut(c, limit) for c in clean]
+    for i in range(len(out)):
+        group = [j for j in range(len(out)) if out[j] == out[i]]
+        if len(group) < 2:
+            continue
+        digits = [_trailing_number(clean[j]) for j in group]
+        if all(digits) and len(set(digits)) == len(digits):
+            for j, d in zip(group, digits, strict=True):
+                out[j] = _tagged(clean[j].removesuffix(d).rstrip(), d, limit)
+    taken: list[str] = []
+    for i, label in enumerate(out):
+        k = 2
+        while label in taken:
+            label = _tagged(clean[i], str(k), limit)
+            k += 1
+        taken.append(label)
+    return taken
+
+
+def _cut(name: str, limit: int) -> str:
+    if len(name) <= limit:
+        return name
+    if limit >= 4:
+        return name[: limit - 1].rstrip() + "…"
+    return name[:limit].rstrip() or "?"
+
+
+def _trailing_number(name: str) -> str:
+    return "".join(itertools.takewhile(str.isdigit, reversed(name)))[::-1]
+
+
+def _tagged(name: str, tag: str, limit: int) -> str:
+    """``name`` with ``tag`` at its end, cut to ``limit`` (a space between when it fits)."""
+    if len(name) + 1 + len(tag) <= limit:
+        return f"{name} {tag}"
+    return name[: max(0, limit - len(tag))].rstrip() + tag
+
+
+def seat_labels(seats: Sequence[SeatLabel], limit: int = NAME_LIMIT) -> tuple[SeatLabel, ...]:
+    """The seats with unique names of at most ``limit`` characters (what the service
+    passes to every render function)."""
+    names = unique_names([s.name for s in seats], limit)
+    return tuple(replace(s, name=nm) for s, nm in zip(seats, names, strict=True))
 
 
 def seat_name(seats: Sequence[SeatLabel], seat: int) -> str:
@@ -231,7 +289,7 @@ class LobbyInfo:
     rules: Rules
     seats: tuple[SeatLabel, ...]  # seated, in seat order
     level: str
-    note: str = ""  # an escaped line ("Борис сел за стол") or ""
+    note: str = ""  # an escaped line ("Борис — за столом") or ""
     page: str = ""  # "" the lobby, "m" sections, "s<k>" a section, "r<i>" a rule
 
 
@@ -263,16 +321,17 @@ def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
     nxt_preset = presets[(presets.index(preset) + 1) % len(presets)]
     nxt_level = LEVELS[(LEVELS.index(info.level) + 1) % len(LEVELS)] if info.level in LEVELS \
         else "hard"
+    # each button says what it changes and its value now ("Игроков: 3"): two a row fit
     rows.append((
         Button(t(lang, "btn.players", n=r.players), cb.encode(g, v, cb.PLAYERS, str(nxt_players))),
-        Button(t(lang, "btn.preset", preset=preset_name(lang, preset)),
-               cb.encode(g, v, cb.PRESET, nxt_preset)),
         Button(t(lang, "btn.level", level=level_name(lang, info.level)),
                cb.encode(g, v, cb.LEVEL, nxt_level)),
     ))
-    rows.append((Button(t(lang, "btn.settings"), _menu(g, v, "m")),
-                 Button(t(lang, "btn.start"), cb.encode(g, v, cb.START))))
-    rows.append((Button(t(lang, "btn.cancel"), cb.encode(g, v, cb.CANCEL)),))
+    rows.append((Button(t(lang, "btn.preset", preset=preset_name(lang, preset)),
+                        cb.encode(g, v, cb.PRESET, nxt_preset)),
+                 Button(t(lang, "btn.settings"), _menu(g, v, "m"))))
+    rows.append((Button(t(lang, "btn.start"), cb.encode(g, v, cb.START)),
+                 Button(t(lang, "btn.cancel"), cb.encode(g, v, cb.CANCEL))))
     return Rendered(fit("\n".join(lines)), tuple(rows))
 
 
@@ -374,11 +433,13 @@ def redeal_line(lang: str, code: str, seat: int, seats: Sequence[SeatLabel]) -> 
 
 def _event_lines(lang: str, info: TableInfo) -> list[str]:
     out = []
+    timed_out: list[int] = []  # one line a seat, however often its time ran out
     for e in info.events:
         if e.code == "unblind":
             out.append("🌗 " + t(lang, "event.unblind", name=seat_name(info.seats, e.seat),
                                 bid=e.value))
-        elif e.code == "timeout":
+        elif e.code == "timeout" and e.seat not in timed_out:
+            timed_out.append(e.seat)
             out.append("⏰ " + t(lang, "event.timeout", name=seat_name(info.seats, e.seat)))
     for s in info.seats:
         if s.auto:
@@ -397,7 +458,8 @@ def _seat_lines(lang: str, v: TableView, seats: Sequence[SeatLabel], me: int) ->
         if r.barrel and v.barrel[i] >= 0:
             parts.append(f"🛢 {v.barrel[i]}/{r.barrel_attempts}")
         if v.bolts[i]:
-            parts.append("|" * v.bolts[i])
+            parts.append("· " + (t(lang, "table.bolt") if v.bolts[i] == 1
+                                 else t(lang, "table.bolts", n=v.bolts[i])))
         if v.number and i == v.dealer and v.n == 4:
             parts.append(t(lang, "table.sits_out"))
         if v.declarer == i and v.phase != Phase.GAME_OVER:
@@ -470,7 +532,8 @@ def _table_lines(lang: str, v: TableView, info: TableInfo, me: int) -> list[str]
         if trick:
             lines.append(trick)
         if v.tricks:
-            counts = " · ".join(f"{_who(lang, seats, s, me)} {v.ntricks[s]}" for s in v.active)
+            counts = " · ".join(f"{_who(lang, seats, s, me)} {v.ntricks[s]}"
+                                for s in sorted(v.active))  # seat order, every deal the same
             lines.append(t(lang, "table.tricks", counts=counts))
     return lines
 
@@ -656,11 +719,47 @@ def note_line(lang: str, code: str, seat: int, value: int, seats: Sequence[SeatL
              abs=abs(value))
 
 
+# notes whose value is what the deal itself wrote for a seat (before bolts' fines, the
+# barrel, falls and the 555 dump change the totals); "sitter_nothing" and "frozen" take
+# their value back out
+_WRITTEN: Final = frozenset({"contract_made", "contract_failed", "defender_points", "conceded",
+                             "rospis_paid", "rospis_penalty", "stock_points",
+                             "four_nines_bonus", "talon_score"})
+
+
+def written_points(row: dict[str, Any]) -> list[int]:
+    """What the deal wrote for each seat by its own play, before the effects that follow
+    (a bolt's fine, the barrel, a fall, the 555 dump): a failed 180 is −180 even when the
+    dump then brings the total from −555 to 0 (a net +375)."""
+    out = [0] * len(row["scores"])
+    for code, seat, value in row["notes"]:
+        if not 0 <= seat < len(out):
+            continue
+        if code in _WRITTEN:
+            out[seat] += value
+        elif code in ("sitter_nothing", "frozen"):
+            out[seat] -= value
+    return out
+
+
+def row_notes(row: dict[str, Any]) -> list[tuple[str, int, int]]:
+    """The deal's notes as (code, seat, value), the 555 dump with the total it hit
+    (555 or −555)."""
+    out = []
+    for code, seat, value in row["notes"]:
+        if code == "samosval" and 0 <= seat < len(row["totals"]):
+            before = row["totals"][seat] - row["scores"][seat]
+            value = -555 if before < 0 else 555
+        out.append((str(code), int(seat), int(value)))
+    return out
+
+
 def deal_summary(lang: str, row: dict[str, Any], seats: Sequence[SeatLabel]) -> list[str]:
-    """The lines a finished deal leaves on the table: who played what, results, totals."""
+    """The lines a finished deal leaves on the table: who played what and what that wrote,
+    then each later effect in words (bolts, barrel, falls, the 555 dump), then the totals."""
     n, decl = row["n"], row["declarer"]
     outcome = row["outcome"]
-    scores: list[int] = row["scores"]
+    scores = written_points(row)
     name = seat_name(seats, decl) if decl >= 0 else ""
     lines: list[str] = []
     if outcome == "redeal":
@@ -678,7 +777,7 @@ def deal_summary(lang: str, row: dict[str, Any], seats: Sequence[SeatLabel]) -> 
               if i != decl and outcome != "redeal"]
     if others:
         lines.append(" · ".join(others))
-    for code, seat, value in row["notes"]:
+    for code, seat, value in row_notes(row):
         if code in _NOTE_SHOWN and code != "winner":
             lines.append("• " + note_line(lang, code, seat, value, seats))
     lines.append(t(lang, "summary.totals", totals=_totals(row["totals"], seats)))
@@ -738,8 +837,16 @@ def totals_popup(lang: str, v: TableView, seats: Sequence[SeatLabel]) -> str:
 # --------------------------------------------------------------------------- /score
 
 
-_MARKS: Final = {"bolt": "|", "penalty": "!", "barrel_on": "🛢", "fall": "↓", "knocked_off": "↓",
-                 "samosval": "♻", "third_fall": "0", "winner": "🏆", "barrel_back": "↩"}
+# The sheet is monospace: only ASCII marks (emoji and symbols from fallback fonts are wider
+# than a column); the legend under the sheet names the marks it uses.
+_MARKS: Final = {"bolt": "|", "penalty": "!", "barrel_on": "^", "barrel_back": "<",
+                 "fall": "_", "knocked_off": "_", "third_fall": "_", "samosval": "~",
+                 "winner": "*"}
+_MARK_NAMES: Final = {"|": "bolt", "!": "penalty", "^": "barrel_on", "<": "barrel_back",
+                      "_": "fall", "~": "samosval", "*": "winner", "+": "made", "-": "failed",
+                      "$": "golden", "#": "dark"}
+SHEET_NAME_LIMIT: Final = 6  # a column of the sheet
+SHEET_LABEL_LIMIT: Final = 2  # the dealer and the declarer in a row
 
 
 def render_score(lang: str, rows: Sequence[dict[str, Any]], seats: Sequence[SeatLabel],
@@ -747,25 +854,40 @@ def render_score(lang: str, rows: Sequence[dict[str, Any]], seats: Sequence[Seat
     """The score sheet as a monospace table with marks, and the last deal in words."""
     if not rows:
         return (title + "\n" if title else "") + t(lang, "score.empty")
-    names = [s.name for s in seats]
-    widths = [max(5, min(len(nm), 6)) for nm in names]
-    games = [_game_cell(lang, row, names) for row in rows]
+    full = [s.name for s in seats]
+    names = unique_names(full, SHEET_NAME_LIMIT)
+    labels = unique_names(full, SHEET_LABEL_LIMIT)
+    games = [_game_cell(lang, row, labels) for row in rows]
     gw = min(18, max(len(g) for g in [*games, t(lang, "score.game")]))
-    head = f"{'#':>3} {t(lang, 'score.dealer'):<3} {t(lang, 'score.game'):<{gw}}"
-    head += "".join(f" {nm[:w]:>{w}}" for nm, w in zip(names, widths, strict=True))
+    cells = [[str(row["totals"][i]) + "".join(_MARKS.get(m, "") for m in row["marks"][i])
+              for i in range(len(names))] for row in rows]  # ASCII minus: one column each
+    widths = [max([5, len(nm)] + [len(c[i]) for c in cells]) for i, nm in enumerate(names)]
+    dealer = t(lang, "score.dealer")
+    dw = max(len(dealer), SHEET_LABEL_LIMIT)
+    head = f"{'#':>3} {dealer:<{dw}} {t(lang, 'score.game'):<{gw}}"
+    head += "".join(f" {nm:>{w}}" for nm, w in zip(names, widths, strict=True))
 
     body = []
-    for row, game in zip(rows, games, strict=True):
-        line = f"{row['n']:>3} {_initial(names, row['dealer']):<3} {game:<{gw}}"
-        for i, w in enumerate(widths):
-            marks = "".join(_MARKS.get(m, "") for m in row["marks"][i])
-            cell = _num(row["totals"][i]) + marks
-            line += f" {cell:>{w}}"
-        body.append(line)
+    used: set[str] = set()
+    for row, game, cell in zip(rows, games, cells, strict=True):
+        who = labels[row["dealer"]] if 0 <= row["dealer"] < len(labels) else "?"
+        line = f"{row['n']:>3} {who:<{dw}} {game:<{gw}}"
+        line += "".join(f" {c:>{w}}" for c, w in zip(cell, widths, strict=True))
+        body.append(line.rstrip())
+        used.update(_MARKS[m] for marks in row["marks"] for m in marks if m in _MARKS)
+        used.update({"made": "+", "failed": "-"}.get(row["outcome"], ""),
+                    {"golden": "$", "dark": "#"}.get(str(row.get("kind")), ""))
     last = rows[-1]
-    words = [note_line(lang, c, s, v, seats) for c, s, v in last["notes"]
+    words = [note_line(lang, c, s, v, seats) for c, s, v in row_notes(last)
              if c in _NOTE_SHOWN or c.startswith("redeal_") or c == "winner"]
-    legend = t(lang, "score.legend")
+    marks = [f"{m} {t(lang, f'mark.{name}')}" for m, name in _MARK_NAMES.items() if m in used]
+    who_is = [f"{lb} — {esc(nm)}" for lb, nm in zip(labels, full, strict=True)
+              if not nm.startswith(lb)]
+    legend_parts = []
+    if marks:
+        legend_parts.append(t(lang, "score.legend", marks=" · ".join(marks)))
+    if who_is:
+        legend_parts.append(t(lang, "score.labels", labels=", ".join(who_is)))
 
     def build(skip: int) -> str:
         parts = [title] if title else []
@@ -774,10 +896,10 @@ def render_score(lang: str, rows: Sequence[dict[str, Any]], seats: Sequence[Seat
             table_lines.append(t(lang, "score.skipped", k=skip))
         table_lines += body[skip:]
         parts.append("<pre>" + esc("\n".join(table_lines)) + "</pre>")
+        parts.extend(legend_parts)
         if words:
             parts.append(t(lang, "score.last", n=last["n"]) + "\n" + "\n".join(
                 "• " + w for w in words))
-        parts.append(legend)
         return "\n".join(parts)
 
     skip = 0
@@ -789,26 +911,23 @@ def render_score(lang: str, rows: Sequence[dict[str, Any]], seats: Sequence[Seat
     return fit(text)
 
 
-def _initial(names: Sequence[str], seat: int) -> str:
-    return names[seat][:1].upper() if 0 <= seat < len(names) else "?"
-
-
-def _game_cell(lang: str, row: dict[str, Any], names: Sequence[str]) -> str:
+def _game_cell(lang: str, row: dict[str, Any], labels: Sequence[str]) -> str:
     decl, outcome = row["declarer"], row["outcome"]
+    who = labels[decl] if 0 <= decl < len(labels) else "?"
     if outcome == "redeal":
         game = t(lang, "score.redeal")
     elif outcome == "conceded":
-        game = f"{_initial(names, decl)} {row['bid']} {t(lang, 'score.conceded')}"
+        game = f"{who} {row['bid']} {t(lang, 'score.conceded')}"
     elif outcome == "made":
-        game = f"{_initial(names, decl)} {row['contract']} ✓"
+        game = f"{who} {row['contract']} +"
     elif outcome == "failed":
-        game = f"{_initial(names, decl)} {row['contract']} ✗"
+        game = f"{who} {row['contract']} -"
     else:
-        game = "—"
+        game = "·"
     if row.get("kind") == "golden":
-        game += " ✨"
+        game += " $"
     elif row.get("kind") == "dark":
-        game += " 🌑"
+        game += " #"
     return game
 
 
@@ -889,3 +1008,50 @@ def refusal_text(lang: str, error: IllegalAction | RulesError,
         kw = {k: _refusal_param(lang, k, v, seats) for k, v in params.items()}
         out.append(t(lang, key, **kw) if kw else t(lang, key))
     return " ".join(out)
+
+
+# ====================================================================== solo setup, game end
+
+
+def render_solo_setup(lang: str, info: LobbyInfo) -> Rendered:
+    """``/newgame`` in a private chat: the computers' level and the table size as buttons
+    (the chosen ones marked), the rules, and "Play" first."""
+    r = info.rules
+    g, v = info.game_id, info.rev
+    lines = [t(lang, "lobby.title"), t(lang, "lobby.rules", rules=rules_brief(lang, r)),
+             t(lang, "solo.pick_level"), t(lang, "solo.pick_size")]
+    levels = tuple(Button(("✅ " if lv == info.level else "") + level_name(lang, lv),
+                          cb.encode(g, v, cb.LEVEL, lv)) for lv in LEVELS)
+    sizes = tuple(Button(("✅ " if n == r.players else "") + t(lang, "solo.players", n=n),
+                         cb.encode(g, v, cb.PLAYERS, str(n))) for n in (2, 3, 4))
+    presets = list(PRESETS)
+    nxt = presets[(presets.index(preset_of(r)) + 1) % len(presets)]
+    rows: list[tuple[Button, ...]] = [
+        (Button(t(lang, "solo.play"), cb.encode(g, v, cb.START)),),
+        levels,
+        sizes,
+        (Button(t(lang, "btn.preset", preset=preset_name(lang, preset_of(r))),
+                cb.encode(g, v, cb.PRESET, nxt)),
+         Button(t(lang, "btn.settings"), _menu(g, v, "m"))),
+        (Button(t(lang, "btn.cancel"), cb.encode(g, v, cb.CANCEL)),),
+    ]
+    return Rendered(fit("\n".join(lines)), tuple(rows))
+
+
+def render_solo_started(lang: str, info: LobbyInfo) -> Rendered:
+    """What the solo setup message keeps once the game started (no buttons)."""
+    return Rendered(fit(t(lang, "solo.started", level=level_name(lang, info.level),
+                          n=info.rules.players, rules=rules_brief(lang, info.rules))))
+
+
+def render_game_end(lang: str, game_id: int, rows: Sequence[dict[str, Any]],
+                    seats: Sequence[SeatLabel], winner: int) -> str:
+    """The final score sheet posted when a game ends."""
+    del game_id, winner  # the sheet's last deal names the winner
+    return render_score(lang, rows, seats, title=t(lang, "end.title"))
+
+
+def end_keyboard(lang: str, game_id: int) -> Keyboard:
+    """"Rematch" (the same seats and rules, the next dealer) and "New table"."""
+    return ((Button(t(lang, "end.rematch"), cb.encode(game_id, 0, cb.REMATCH)),
+             Button(t(lang, "end.new_table"), cb.encode(game_id, 0, cb.NEW_TABLE))),)

@@ -42,7 +42,7 @@ async def test_a_person_who_never_started_the_bot_joins_by_deep_link(
         reply = await server.wait_bot_message(boris)
         assert "Вы за столом «Друзья»" in txt(reply)
         await server.wait_for(lambda: lobby.edit_count > count)
-        assert "Борис сел за стол" in txt(lobby)
+        assert "Борис — за столом" in txt(lobby)
         assert [x.user_id for x in s.seats] == [anna.id, boris.id]
         # a third seat for the computer, then the game starts and Борис gets his cards
         answer = await server.click(anna, lobby, contains="Добавить компьютер")

@@ -29,9 +29,9 @@ async def test_rules_changed_in_the_menu_and_played_to_the_end(
         gid, lobby = await open_table(server, app, GROUP, anna, [boris, vera], start=False)
         assert "Правила: классика" in txt(lobby)
         # only the creator (or an admin) may open and change the rules
-        assert await click_and_wait(server, boris, lobby, "Правила") == \
+        assert await click_and_wait(server, boris, lobby, "Все правила") == \
             "Это может создатель стола или админ"
-        assert await click_and_wait(server, anna, lobby, "Правила") is None
+        assert await click_and_wait(server, anna, lobby, "Все правила") is None
         assert "Выберите раздел" in txt(lobby)
         assert await click_and_wait(server, anna, lobby, "Золотой кон") is None
         assert await click_and_wait(server, anna, lobby, "⬜ Золотой кон") is None
@@ -71,7 +71,7 @@ async def test_rules_changed_in_the_menu_and_played_to_the_end(
         tables = server.chat(GROUP).bot_messages()
         assert any(seen(m, "золотой кон") for m in tables)
         assert any(seen(m, "играет втемную") for m in tables)
-        assert any(seen(m, "растемнил игру") for m in tables)
+        assert any(seen(m, ": растемнение") for m in tables)
         hands = [m for p in people.values() for m in server.chat(p).bot_messages()]
         assert any(seen(m, "Сыграете втемную?") for m in hands)
         # the chat remembers these rules for its next game
@@ -107,20 +107,20 @@ async def test_table_size_and_preset_and_computer_level(server: FakeTelegramServ
         assert "Thousand — a new game" in txt(lobby)  # the chat follows its people's language
         s = session(app, gid)
         assert s is not None
-        assert await click_and_wait(server, anna, lobby, "👥 3") is None
+        assert await click_and_wait(server, anna, lobby, "Players: 3") is None
         assert s.rules.players == 4 and txt(lobby).count("— free —") == 3
         for _ in range(3):
             assert await click_and_wait(server, anna, lobby, "Add computer") is None
         assert await click_and_wait(server, anna, lobby, "Add computer") == "Every seat is taken"
-        assert await click_and_wait(server, anna, lobby, "👥 4") == \
+        assert await click_and_wait(server, anna, lobby, "Players: 4") == \
             "More players are seated — somebody must stand up first"
         assert await click_and_wait(server, anna, lobby, "Remove") is None
         assert await click_and_wait(server, anna, lobby, "Remove") is None
-        assert await click_and_wait(server, anna, lobby, "👥 4") is None
+        assert await click_and_wait(server, anna, lobby, "Players: 4") is None
         assert s.rules == make_rules("classic", players=2)
-        assert await click_and_wait(server, anna, lobby, "📜 classic") is None
+        assert await click_and_wait(server, anna, lobby, "Rules: classic") is None
         assert s.rules == make_rules("full", players=2)
-        assert await click_and_wait(server, anna, lobby, "🎚 random") is None
+        assert await click_and_wait(server, anna, lobby, "Computer: random") is None
         assert "Computer: normal" in txt(lobby)
         assert s.seats[1].computer and s.seats[1].level == "normal"
         assert await click_and_wait(server, anna, lobby, "Start") is None

@@ -158,7 +158,7 @@ def test_lobby_and_every_settings_page() -> None:
         pages = ["", "m"] + [f"s{k}" for k in range(len(R.SECTIONS))] + \
             [f"r{i}" for i in range(len(RULE_IDS))]
         for page in pages:
-            info = R.LobbyInfo(9, 4, rules, SEATS[:2], "hard", "Борис сел за стол", page)
+            info = R.LobbyInfo(9, 4, rules, SEATS[:2], "hard", "Борис — за столом", page)
             r = R.render_lobby(lang, info)
             assert len(r.text) <= R.MAX_TEXT
             for row in r.keyboard:
@@ -195,6 +195,99 @@ def test_split_and_fit() -> None:
     assert all(len(p) <= R.MAX_TEXT for p in parts) and len(parts) > 1
     assert len(R.fit("x" * 5000)) <= R.MAX_TEXT
     assert len(R.popup("слово " * 100)) <= R.MAX_POPUP
+
+
+# --------------------------------------------------------------------------- readable tables
+
+
+def test_unique_names_are_short_distinct_and_keep_their_order() -> None:
+    assert R.unique_names(["Анна", "Андрей", "Вера"], 2) == ["Ан", "А2", "Ве"]
+    assert R.unique_names(["Вера", "Вера", "Вера"]) == ["Вера", "Вера 2", "Вера 3"]
+    assert R.unique_names(["Компьютер 1", "Компьютер 2"], 3) == ["Ко1", "Ко2"]
+    assert R.unique_names(["", "Очень длинное имя человека"], 12) == ["?", "Очень длинн…"]
+    for limit in (1, 2, 3, 6, 12):
+        names = ["Анна", "Анна", "Аня", "Андрей", "Компьютер 1", "Компьютер 2", " "]
+        out = R.unique_names(names, limit)
+        assert len(set(out)) == len(out) and all(0 < len(x) <= limit for x in out), out
+    labels = R.seat_labels((R.SeatLabel("Вера"), R.SeatLabel("Вера", computer=True)))
+    assert [s.name for s in labels] == ["Вера", "Вера 2"] and labels[1].computer
+
+
+def _game_with(players: int, pred: object, seeds: range = range(1, 300)) -> GameState:
+    for seed in seeds:
+        for st in states(players, "classic", seed=seed, steps=4000):
+            if pred(st):  # type: ignore[operator]
+                return st
+    raise AssertionError("no such state")
+
+
+def test_bolts_are_words_on_the_table() -> None:
+    st = _game_with(3, lambda s: s.phase == Phase.PLAY and max(s.bolts) >= 2)
+    text = R.render_table("ru", public_view(st), R.TableInfo(3, SEATS[:3])).text
+    assert "болт ×2" in text and "|" not in text
+    assert "bolt ×2" in R.render_table("en", public_view(st), R.TableInfo(3, SEATS[:3])).text
+
+
+def test_the_trick_counts_keep_the_seat_order_in_every_deal() -> None:
+    seen_deals = set()
+    for st in states(4, "classic", seed=5, steps=4000):
+        d = st.deal
+        if d is None or st.phase != Phase.PLAY or not d.tricks or d.trick:
+            continue
+        seen_deals.add(d.number)
+        line = next(x for x in R.render_table("ru", public_view(st), R.TableInfo(
+            3, SEATS)).text.split("\n") if x.startswith("Взятки:"))
+        names = [R.seat_name(SEATS, i) for i in sorted(d.active)]
+        positions = [line.index(n) for n in names]
+        assert positions == sorted(positions), line
+    assert len(seen_deals) >= 4  # every dealer's deal, the active seats rotating
+
+
+def _dump_row() -> dict[str, object]:
+    """Anna at −375 fails 180 (−555) and the dump brings her to 0: a net +375."""
+    return {"n": 10, "dealer": 1, "kind": "normal", "declarer": 0, "bid": 180,
+            "contract": 180, "outcome": "failed", "points": [13, 35, 20],
+            "scores": [375, 35, 20], "totals": [0, 335, 220],
+            "marks": [["failed", "samosval"], [], []],
+            "notes": [["contract_failed", 0, -180], ["defender_points", 1, 35],
+                      ["defender_points", 2, 20], ["samosval", 0, 0]], "winner": -1}
+
+
+def test_a_failed_contract_and_the_dump_are_two_effects() -> None:
+    row = _dump_row()
+    assert R.written_points(row) == [-180, 35, 20]
+    lines = R.deal_summary("ru", row, SEATS[:3])
+    assert lines[0] == "Кон 10 — Анна: игра 180, взято 13 — недобор, −180"
+    assert "+375" not in "\n".join(lines)
+    assert "• Анна: ровно −555 — самосвал, счёт на ноль" in lines
+    assert lines[-1].startswith("Счёт: Анна 0")
+    en = R.deal_summary("en", row, SEATS[:3])
+    assert en[0] == "Deal 10 — Анна: contract 180, took 13 — failed, −180"
+
+
+def test_the_score_sheet_is_aligned_ascii_with_a_legend_and_unique_labels() -> None:
+    seats = R.seat_labels((R.SeatLabel("Анна"), R.SeatLabel("Компьютер 1", computer=True),
+                           R.SeatLabel("Компьютер 2", computer=True)))
+    last = None
+    for st in states(3, "full", seed=2, steps=3000):
+        last = st
+    assert last is not None
+    rows = [sheet_row(r) for r in last.history] + [_dump_row()]
+    for lang in ("ru", "en"):
+        text = R.render_score(lang, rows, seats)
+        pre = text[text.index("<pre>") + 5 : text.index("</pre>")]
+        lines = [x for x in pre.split("\n") if not x.startswith("…")]
+        # one cell a character: ASCII and Cyrillic only, so every row is as wide as the head
+        assert all(ch.isascii() or "А" <= ch <= "я" or ch in "Ёё·" for x in lines for ch in x)
+        assert len({len(x) for x in lines}) == 1, pre
+        head = lines[0].split()
+        assert head[-2:] == ["Компь1", "Компь2"]
+        dealers = {x.split()[1] for x in lines[1:]}
+        assert dealers <= {"Ан", "К1", "К2"}
+        legend = text[text.index("</pre>"):]
+        assert ("~ самосвал" in legend) if lang == "ru" else ("~ 555 dump" in legend)
+        assert "К1 — Компьютер 1" in legend
+
 
 # --------------------------------------------------------------------------- refusals
 
@@ -320,3 +413,10 @@ def rule_name_shown(page: R.Rendered, rid: str) -> bool:
                                   or (c.verb == cb.MENU and c.arg == f"r{idx}")):
                 return True
     return False
+
+
+def test_a_seat_whose_time_ran_out_twice_gets_one_line() -> None:
+    st = next(s for s in states(3, "classic", seed=4) if s.phase == Phase.PLAY)
+    events = (Event("timeout", 1), Event("timeout", 1), Event("timeout", 0))
+    text = R.render_table("ru", public_view(st), R.TableInfo(3, SEATS[:3], events)).text
+    assert text.count("время вышло") == 2 and text.count("Борис &lt;b&gt;: время вышло") == 1
