@@ -5,7 +5,8 @@ Two deals that differ only in how cards are split between two hidden hands are p
 the same actions (each step an action legal in both). At every step, until a deal ends, the
 public view and the view of every seat whose own hand is the same must be identical — so a
 hand that may ask for a redeal, holds a marriage or four nines, or forces a contract leaves
-no trace on the table. (Nobody asks for a redeal here: the request itself is public.) The
+no trace on the table. (Nobody asks for a redeal here: the request itself is public; so is
+a four-nines bonus claimed on a conceded deal, §5.7, whose cards are never played.) The
 deal after is dealt the same cards in both games, so the score sheet is compared too.
 """
 
@@ -81,6 +82,9 @@ def play_twins(rules: Rules, seed: int, swap: tuple[int, int, int], totals: list
             action = passes[0] if passes and rng.random() < 0.6 else rng.choice(common)
             s1, s2 = apply(s1, action), apply(s2, action)
             steps += 1
+        if any(h.history[-1].outcome == "conceded"
+               and "four_nines_bonus" in {n.code for n in h.history[-1].notes} for h in (s1, s2)):
+            return steps  # claiming four nines on a conceded deal shows them, as a request does
         same_views(s1, s2, observers, "after the deal")
         if s1.phase == Phase.GAME_OVER or s1.history[-1].outcome == "redeal":
             return steps

@@ -75,11 +75,13 @@ RULE_TEXTS: dict[str, tuple[str, str, str, str]] = {
     "min_total_to_bid": (
         "Молчание в минусе",
         "Игрок, у которого счёт ниже этого числа (0, −100, −200, −300…), не торгуется, "
-        "только пасует; первая рука при этом всё равно сидит на сотне. "
+        "только пасует (и не растемняет тёмную игру); первая рука при этом всё равно "
+        "сидит на сотне. "
         "Нет — торгуются все.",
         "Silence below a score",
-        "A player whose total is below this number (0, −100, −200, −300…) may not raise, "
-        "only pass; a forehand so silenced still keeps their forced 100. "
+        "A player whose total is below this number (0, −100, −200, −300…) may not raise "
+        "(nor unblind a dark game), only pass; a forehand so silenced still keeps their "
+        "forced 100. "
         "None: everybody may bid.",
     ),
     "barrel_bidding": (
@@ -194,10 +196,10 @@ RULE_TEXTS: dict[str, tuple[str, str, str, str]] = {
     "redeal_after_pass": (
         "Пересдача после сноса",
         "Вкл.: если после прикупа и сноса у игрока на руке четыре девятки, "
-        "он может попросить пересдачу до первого хода.",
+        "он может попросить пересдачу до своего первого хода картой, даже не в свою очередь.",
         "Redeal after the pass",
         "On: a player who holds four nines once the talon is taken and the cards are "
-        "passed may ask for a redeal before the first lead.",
+        "passed may ask for a redeal until they play their first card, even out of turn.",
     ),
     # ----------------------------------------------------------- 5.4 Concession
     "rospis": (
@@ -395,10 +397,12 @@ RULE_TEXTS: dict[str, tuple[str, str, str, str]] = {
     ),
     "four_nines_bonus": (
         "Премия за четыре девятки",
-        "Вкл.: у кого после сноса на руке четыре девятки, тот получает +120, как бы ни сыграл кон.",
+        "Вкл.: у кого после сноса на руке четыре девятки, тот получает +120, как бы ни сыграл "
+        "кон, — играющий или вистующий, и при росписи; в золотом и тёмном кону +240.",
         "Four nines bonus",
         "On: a player holding all four nines after the pass scores +120, whatever "
-        "happens in the deal.",
+        "happens in the deal — declarer or defender, conceded too; +240 in golden and "
+        "dark deals.",
     ),
     # ----------------------------------------------------------- 5.8 Barrel
     "barrel": (
