@@ -150,7 +150,7 @@ async def _people(conn: multiprocessing.connection.Connection, games: int, press
             server.events[uid] = asyncio.Event()
             pressed, game = -1, -1
             await asyncio.sleep(rng.uniform(0, arrive))  # people come over a few seconds
-            await server.send_text(user, user, "/newgame")
+            await server.send_text(user, user, "/newgame 3")
             done = 0
             while done < presses and loop.time() < deadline:
                 found = await until(uid, offer, uid, game, pressed)
@@ -162,7 +162,7 @@ async def _people(conn: multiprocessing.connection.Connection, games: int, press
                 if message_id < 0:  # the game is over: another one
                     counts["games"] += 1
                     count = len(server.chat(uid).bot_messages())
-                    await server.send_text(user, user, "/newgame")
+                    await server.send_text(user, user, "/newgame 3")
                     await until(uid, more_messages, uid, count)
                     continue
                 game, pressed = g, v

@@ -49,10 +49,13 @@ START: Final = "st"
 CANCEL: Final = "x"
 MENU: Final = "m"  # arg: page ("" lobby, "m" sections, "s<section>", "r<rule index>")
 SET: Final = "r"  # arg: "<rule index>.<option index>"
+REMATCH: Final = "rm"  # the final sheet: the same seats and rules again
+NEW_TABLE: Final = "nt"  # the final sheet: a new lobby (or solo setup)
+FORCED: Final = "f"  # lobby: play a person's only legal action at once (arg "1"/"0")
 
 VERBS: Final = frozenset(
     {ACT, HAND, SCORE, JOIN, LEAVE, ADD_AI, DROP_AI, PLAYERS, PRESET, LEVEL, START, CANCEL, MENU,
-     SET}
+     SET, REMATCH, NEW_TABLE, FORCED}
 )
 
 _RE: Final = re.compile(r"g([1-9]\d{0,17}):(0|[1-9]\d{0,8}):([a-z]{1,2}):([a-z0-9._]{0,24})")
@@ -71,6 +74,9 @@ _ARG_RE: Final = {
     CANCEL: re.compile(r""),
     MENU: re.compile(r"|m|s\d{1,2}|r\d{1,3}"),
     SET: re.compile(r"\d{1,3}\.\d{1,2}"),
+    REMATCH: re.compile(r""),
+    NEW_TABLE: re.compile(r""),
+    FORCED: re.compile(r"[01]"),
 }
 
 _PLAIN: Final = {"dk": DARK, "lt": LIGHT, "rd": REDEAL, "kp": KEEP, "ps": PASS, "cs": CONCEDE}

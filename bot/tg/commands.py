@@ -8,7 +8,7 @@ import logging
 from bot.engine.rules import (
     RulesError,
 )
-from bot.i18n import Lang, esc, t
+from bot.i18n import LANGS, Lang, esc, t
 from bot.tg import render as R
 from bot.tg.lobby import rules_from_args
 from bot.tg.model import (
@@ -20,7 +20,9 @@ from bot.tg.session import (
     ChatRef,
     LobbyCopy,
     UserRef,
+    hand_key,
     lobby_key,
+    table_key,
 )
 from storage import (
     StorageError,
@@ -48,8 +50,10 @@ class CommandsRoom(RestoreRoom):
             except RulesError as e:
                 self.reply(chat.id, t(lang, "newgame.bad_args", reason=esc(e)))
                 return
-            if chat.kind == "private":
+            if chat.kind == "private" and args:  # "/newgame 4 full": at once
                 await self._solo(chat, user, lang, rules)
+            elif chat.kind == "private":  # the level and the table size as buttons first
+                await self._solo_setup(chat, user, lang, rules)
             else:
                 await self._open_lobby(chat, user, lang, rules)
 
@@ -76,6 +80,78 @@ class CommandsRoom(RestoreRoom):
 
     def help(self, chat_id: int, lang: Lang) -> None:
         self.reply(chat_id, t(lang, "help"))
+
+    async def hint(self, chat: ChatRef, user: UserRef | None, *, command: bool) -> None:
+        """An unknown command, or text in the private chat: a short hint with the commands."""
+        lang = await self.chat_lang(chat, user)
+        self.reply(chat.id, t(lang, "hint.unknown_command" if command else "hint.private_text"))
+
+    async def lang_cmd(self, chat: ChatRef, user: UserRef, args: list[str]) -> None:
+        """``/lang`` tells the chat's language; ``/lang ru|en`` switches it (in a group: the
+        table's creator or an admin).  In private it is the person's language everywhere."""
+        lang = await self.chat_lang(chat, user)
+        if not args:
+            self.reply(chat.id, t(lang, "lang.current", name=t(lang, "lang.name")))
+            return
+        code = args[0].lower().strip()
+        if code not in LANGS:
+            self.reply(chat.id, t(lang, "lang.unknown", code=esc(code[:16])))
+            return
+        new: Lang = "en" if code == "en" else "ru"
+        async with self.chat_lock(chat.id):
+            s = self.session_of_chat(chat.id)
+            if chat.kind != "private":
+                allowed = user.anonymous_admin or (s is not None and s.creator_id == user.id) \
+                    or await self.is_admin(chat.id, user.id)
+                if not allowed:
+                    self.reply(chat.id, t(lang, "lang.not_allowed"))
+                    return
+            await self.storage.upsert_chat(chat.id, chat.kind, language=lang)
+            await self.storage.set_chat_language(chat.id, new)
+            if chat.kind == "private":
+                await self.storage.set_user_language(user.id, new)
+                self.user_langs[user.id] = new
+            if s is not None:
+                s.lang = new
+                if s.status == "lobby":
+                    self.show_lobby(s)
+                else:
+                    self.refresh(s)
+        if chat.kind == "private":  # the person's hands at group tables follow them
+            for other in list(self.sessions.values()):
+                if other.chat_id != chat.id and other.seat_of(user.id) >= 0 \
+                        and other.status == "playing":
+                    self.refresh(other)
+        self.reply(chat.id, t(new, "lang.set"))
+
+    async def table_cmd(self, chat: ChatRef, user: UserRef | None) -> None:
+        """``/table``: the table (in private: the hand; a lobby: the lobby) posted anew at
+        the bottom of the chat; the old message says where it went and stops changing."""
+        lang = await self.chat_lang(chat, user)
+        async with self.chat_lock(chat.id):
+            s = self.session_of_chat(chat.id)
+            if s is None:
+                self.reply(chat.id, t(lang, "table.none"))
+                return
+            if s.status == "lobby":
+                key = lobby_key(s.game_id)
+                s.ids.pop("lobby", None)
+            elif s.solo:
+                key = hand_key(s.game_id, 0, s.shown_deal)
+                s.ids.get("h", {}).pop("0", None)
+            else:
+                key = table_key(s.game_id, s.shown_deal)
+                s.ids.pop("t", None)
+            old = f"{key}:moved"
+            self.outbox.rename(chat.id, key, old)
+            if self.outbox.message_id(chat.id, old) is not None:
+                self.outbox.put(chat.id, old, R.Rendered(t(lang, "table.moved")), final=True)
+            else:
+                self.outbox.forget(chat.id, old)
+            if s.status == "lobby":
+                self.show_lobby(s)
+            else:
+                self.refresh(s)
 
     async def score(self, chat: ChatRef, user: UserRef | None) -> None:
         lang = await self.chat_lang(chat, user)

@@ -28,6 +28,7 @@ from bot.tg.session import (
     ChatRef,
     Session,
     UserRef,
+    Where,
 )
 from bot.tg.thinking import Thinker
 from storage import (
@@ -50,6 +51,9 @@ class ServiceCore:
         raise NotImplementedError
 
     async def _reload(self, s: Session) -> None:
+        raise NotImplementedError
+
+    async def end_press(self, c: cb.Callback, user: UserRef, where: Where) -> Answer:
         raise NotImplementedError
 
     async def _reload_lobby(self, s: Session) -> None:

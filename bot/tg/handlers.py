@@ -136,10 +136,41 @@ async def on_stop(update: Update, context: Ctx) -> None:
 
 
 async def on_private_text(update: Update, context: Ctx) -> None:
-    """Any other private message: the person can now be written to."""
-    if update.effective_user is None:
+    """Any other private message: the person can now be written to; a short hint."""
+    refs = _refs(update)
+    if refs is None:
         return
-    await service_of(context).private_message(user_ref(update.effective_user))
+    service = service_of(context)
+    await service.private_message(refs[1])
+    await service.hint(refs[0], refs[1], command=False)
+
+
+async def on_lang(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        await service_of(context).lang_cmd(refs[0], refs[1], list(context.args or []))
+
+
+async def on_table(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        await service_of(context).table_cmd(refs[0], refs[1])
+
+
+async def on_unknown_command(update: Update, context: Ctx) -> None:
+    """A command the bot does not know: a hint in private, and in a group only when it was
+    addressed to this bot (``/foo@thisbot``) — other bots' commands are not ours."""
+    refs = _refs(update)
+    msg = update.effective_message
+    if refs is None or msg is None or not msg.text:
+        return
+    word = msg.text.split()[0]
+    target = word.partition("@")[2].lower()
+    if refs[0].kind != "private" and target != (context.bot.username or "").lower():
+        return
+    if target and target != (context.bot.username or "").lower():
+        return
+    await service_of(context).hint(refs[0], refs[1], command=True)
 
 
 async def on_callback(update: Update, context: Ctx) -> None:
@@ -195,13 +226,17 @@ async def on_my_chat_member(update: Update, context: Ctx) -> None:
             await service.private_message(user_ref(change.from_user))
     elif gone:
         await service.bot_kicked(change.chat.id)
+    elif change.old_chat_member.status in (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT):
+        adder = change.from_user
+        await service.bot_added(chat_ref(change.chat),
+                                None if adder.is_bot else user_ref(adder))
 
 
 async def on_error(update: object, context: Ctx) -> None:
     log.error("error while handling an update", exc_info=context.error)
 
 
-COMMANDS = ("start", "newgame", "score", "rules", "help", "leave", "stop")
+COMMANDS = ("start", "newgame", "score", "rules", "help", "leave", "stop", "lang", "table")
 
 
 def add_handlers(app: AnyApp) -> None:
@@ -213,6 +248,9 @@ def add_handlers(app: AnyApp) -> None:
     app.add_handler(CommandHandler("help", _guarded(on_help), filters=msgs))
     app.add_handler(CommandHandler("leave", _guarded(on_leave), filters=msgs))
     app.add_handler(CommandHandler("stop", _guarded(on_stop), filters=msgs))
+    app.add_handler(CommandHandler("lang", _guarded(on_lang), filters=msgs))
+    app.add_handler(CommandHandler("table", _guarded(on_table), filters=msgs))
+    app.add_handler(MessageHandler(filters.COMMAND & msgs, _guarded(on_unknown_command)))
     app.add_handler(CallbackQueryHandler(on_callback))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))

@@ -19,7 +19,7 @@ from bot.engine.rules import (
     rule_problems,
     rules_from_dict,
 )
-from bot.i18n import Lang, esc, t
+from bot.i18n import Lang, esc, norm_lang, t
 from bot.tg import callbacks as cb
 from bot.tg import render as R
 from bot.tg.model import (
@@ -27,13 +27,16 @@ from bot.tg.model import (
     deal_number,
     seats_from_json,
     seats_json,
+    sheet_row,
     snapshot,
 )
 from bot.tg.session import (
     Answer,
+    ChatKind,
     ChatRef,
     Session,
     UserRef,
+    Where,
     lobby_key,
     table_key,
 )
@@ -55,7 +58,9 @@ class LobbyRoom(TableRoom):
         return R.LobbyInfo(s.game_id, s.lobby_rev, s.rules, s.labels(), s.level, s.note, s.page)
 
     def show_lobby(self, s: Session) -> None:
-        content = R.render_lobby(s.lang, self.lobby_info(s))
+        info = self.lobby_info(s)
+        content = R.render_solo_setup(s.lang, info) if s.solo and not s.page \
+            else R.render_lobby(s.lang, info)
 
         def sent(mid: int, digest: str, new: bool) -> None:
             if s.ids.get("lobby") != mid:
@@ -101,6 +106,25 @@ class LobbyRoom(TableRoom):
         if not seats:
             s.note = t(lang, "lobby.creator_not_started", name=esc(user.name))
         s.ids = {"level": s.level, "title": chat.title}
+        self._register(s)
+        self.show_lobby(s)
+
+    async def _solo_setup(self, chat: ChatRef, user: UserRef, lang: Lang, rules: Rules) -> None:
+        """``/newgame`` in private: a message that offers the computers' level and the table
+        size as buttons, and "Play"; the computers take their seats when it is pressed."""
+        seats = [SeatInfo("human", user.id, user.name, "")]
+        level = self.computer_level
+        try:
+            gid = await self.storage.create_game(chat.id, user.id, rules=rules.model_dump_json(),
+                                                 seed=self._seed(), seats=seats_json(seats))
+        except ActiveGameConflict:
+            self.reply(chat.id, t(lang, "newgame.exists"))
+            return
+        game = await self.storage.get_game(gid)
+        assert game is not None
+        s = Session(gid, chat.id, "private", lang, user.id, "lobby", rules, game.seed, seats,
+                    lobby_rev=game.lobby_rev, level=level)
+        s.ids = {"level": level}
         self._register(s)
         self.show_lobby(s)
 
@@ -184,6 +208,10 @@ class LobbyRoom(TableRoom):
             rid = RULE_IDS[idx]
             return await self._change_rules(s, rid, RULE_SPECS[rid].options[opt])
         if verb == cb.START:
+            if s.solo:  # the computers sit down now, at the level chosen
+                del s.seats[1:]
+                while len(s.seats) < s.rules.players:
+                    s.seats.append(SeatInfo("computer", 0, self._computer_name(s), s.level))
             if len(s.seats) < s.rules.players:
                 return Answer(t(lang, "popup.not_full"))
             await self._start(s)
@@ -281,8 +309,80 @@ class LobbyRoom(TableRoom):
             self.outbox.rename(s.chat_id, lobby_key(s.game_id), table_key(s.game_id, 1))
             if "lobby" in s.ids:
                 s.ids["t"] = [deal_number(state), s.ids.pop("lobby")]
+        elif "lobby" in s.ids:  # the solo setup message keeps what was chosen, no buttons
+            s.ids.pop("lobby")
+            self.outbox.put(s.chat_id, lobby_key(s.game_id),
+                            R.render_solo_started(s.lang, self.lobby_info(s)), final=True)
         self.refresh(s)
         self.schedule(s)
+
+    # ================================================================== the end of a game
+
+    def _game_over(self, s: Session) -> None:
+        """The final score sheet with "Rematch" and "New table" buttons, in the game's
+        chat (a group, or the private chat of a solo game)."""
+        st = s.state
+        assert st is not None
+        rows = [sheet_row(h) for h in st.history]
+        self.reply(s.chat_id, R.render_game_end(s.lang, s.game_id, rows, s.labels(), st.winner),
+                   R.end_keyboard(s.lang, s.game_id))
+
+    async def end_press(self, c: cb.Callback, user: UserRef, where: Where) -> Answer:
+        """"Rematch" (the same seats and rules, the next dealer) or "New table" pressed on
+        the final sheet of a game in ``where``'s chat."""
+        lang = self.lang_for_user(user.id)
+        game = await self.storage.get_game(c.game_id)
+        if game is None or game.chat_id != where.chat_id:
+            return Answer(t(lang, "guard.wrong_place"))
+        chat_id = game.chat_id
+        async with self.chat_lock(chat_id):
+            if self.session_of_chat(chat_id) is not None \
+                    or await self.storage.active_game(chat_id) is not None:
+                return Answer(t(lang, "end.already"))
+            chat = await self.storage.get_chat(chat_id)
+            clang = norm_lang(chat.language if chat else None)
+            kind: ChatKind = chat.kind if chat else ("private" if chat_id > 0 else "group")
+            ref = ChatRef(chat_id, kind)
+            rules = rules_from_dict(json.loads(game.rules))
+            if c.verb == cb.NEW_TABLE:
+                if kind == "private":
+                    await self._solo_setup(ref, user, clang, rules)
+                else:
+                    await self._open_lobby(ref, user, clang, rules)
+                return Answer()
+            seats = seats_from_json(game.seats)
+            if not any(x.kind == "human" and x.user_id == user.id for x in seats):
+                return Answer(t(lang, "end.not_seated"))
+            for i, x in enumerate(seats):  # a person who cannot be written to: a computer
+                if x.kind == "human":
+                    row = await self.storage.get_user(x.user_id)
+                    if row is None or not row.started or row.blocked:
+                        seats[i] = SeatInfo("computer", 0, x.name, self.computer_level)
+            ids = json.loads(game.message_ids or "{}")
+            level = str(ids.get("level", self.computer_level)) if isinstance(ids, dict) \
+                else self.computer_level
+            seed = self._next_dealer_seed(rules, game.seed)
+            gid = await self.storage.create_game(
+                chat_id, user.id, rules=rules.model_dump_json(), seed=seed,
+                seats=seats_json(seats), lobby_code=None if kind == "private" else self._code())
+            created = await self.storage.get_game(gid)
+            assert created is not None
+            s = Session(gid, chat_id, kind, clang, user.id, "lobby", rules, seed, seats,
+                        lobby_rev=created.lobby_rev, level=level,
+                        title=str(ids.get("title", "")) if isinstance(ids, dict) else "")
+            s.ids = {"level": level, "title": s.title}
+            self._register(s)
+            await self._start(s)
+        return Answer()
+
+    def _next_dealer_seed(self, rules: Rules, seed: int) -> int:
+        """A seed whose first dealer is the seat after the last game's first dealer (the
+        deals come from the seed, so the record stays a seed and moves)."""
+        want = (new_game(rules, seed).dealer + 1) % rules.players
+        while True:
+            candidate = self._seed()
+            if new_game(rules, candidate).dealer == want:
+                return candidate
 
 
 # ====================================================================== rules helpers

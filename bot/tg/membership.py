@@ -7,7 +7,9 @@ import contextlib
 import logging
 from typing import Any
 
+from bot.i18n import t
 from bot.tg.lobby import LobbyRoom
+from bot.tg.session import ChatRef, UserRef
 from storage import (
     ActiveGameConflict,
     StatusConflict,
@@ -63,6 +65,11 @@ class MembershipRoom(LobbyRoom):
                         self.refresh(s)
                 except StorageError as e:
                     log.warning("game %s: seat %s not given back: %s", s.game_id, seat, e)
+
+    async def bot_added(self, chat: ChatRef, user: UserRef | None) -> None:
+        """The bot was added to a group: it says what it does and how to start."""
+        lang = await self.chat_lang(chat, user)
+        self.reply(chat.id, t(lang, "added.group"))
 
     async def bot_kicked(self, chat_id: int) -> None:
         """The bot was removed from a group: its lobby there is cancelled and its game

@@ -25,6 +25,7 @@ BY_HUMAN = "h"
 BY_COMPUTER = "c"
 BY_TIMEOUT = "t"
 BY_AUTO = "a"
+BY_FORCED = "f"  # a person's only legal action, played at once
 
 
 @dataclass(slots=True)

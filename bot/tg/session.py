@@ -33,6 +33,8 @@ BACKOFF_MAX = 15.0  # the longest wait between two retries
 SUPERVISOR_RESTARTS = 8  # restarts of a game's dying background tasks before giving up
 NAME_LIMIT = 24  # characters of a person's name shown at the table
 SWEEP_EVERY = 60.0  # seconds between two sweeps for idle lobbies and games
+AWAY_AFTER = 2  # timeouts in a row that put a person's seat on autopilot
+AWAY = "away"  # the ``why`` of a seat on autopilot after timeouts
 CACHE_LIMIT = 10_000  # entries of each in-memory cache (admins, languages, locks)
 
 ChatKind = Literal["private", "group", "supergroup"]
@@ -155,6 +157,13 @@ class Session:
     ids_urgent: bool = False  # a new message's id is not stored yet
     touched: float = 0.0  # clock() of the last lobby change or person's move (expiry)
     restarts: int = 0  # background tasks restarted by the supervisor
+    timeouts: dict[int, int] = field(default_factory=dict)  # seat -> timeouts in a row
+    reminded: set[int] = field(default_factory=set)  # seats with a reminder message out
+
+    @property
+    def forced(self) -> bool:
+        """Play a person's only legal action at once (a table setting, on by default)."""
+        return bool(self.ids.get("forced", True))
 
     @property
     def solo(self) -> bool:
@@ -225,6 +234,10 @@ def table_key(game_id: int, deal: int) -> str:
 
 def hand_key(game_id: int, seat: int, deal: int) -> str:
     return f"h{game_id}:{seat}:{deal}"
+
+
+def reminder_key(game_id: int, seat: int) -> str:
+    return f"r{game_id}:{seat}"
 
 
 def lobby_key(game_id: int) -> str:

@@ -26,6 +26,7 @@ from bot.tg.core import ServiceCore
 from bot.tg.model import (
     BY_AUTO,
     BY_COMPUTER,
+    BY_FORCED,
     BY_HUMAN,
     BY_TIMEOUT,
     control_record,
@@ -36,6 +37,8 @@ from bot.tg.model import (
     snapshot,
 )
 from bot.tg.session import (
+    AWAY,
+    AWAY_AFTER,
     EDIT_SAVE,
     NEW_MESSAGE_SAVE,
     Answer,
@@ -46,6 +49,7 @@ from bot.tg.session import (
     UserRef,
     Where,
     hand_key,
+    reminder_key,
     table_key,
 )
 from storage import (
@@ -73,6 +77,8 @@ class TableRoom(ServiceCore):
             return Answer(t(lang, "popup.unknown"))
         if where.chat_id is None:
             return Answer(t(lang, "guard.wrong_place"))
+        if c.verb in (cb.REMATCH, cb.NEW_TABLE):  # on the final sheet of an ended game
+            return await self.end_press(c, user, where)
         s = self.sessions.get(c.game_id)
         if s is None:
             return Answer(t(lang, "popup.stale"))
@@ -117,14 +123,16 @@ class TableRoom(ServiceCore):
             seat = s.seat_of(user.id)
             if seat < 0:
                 return Answer(t(lang, "popup.not_seated"))
+            await self._back_from_away(s, seat)
             return Answer(R.hand_popup(lang, view(st, seat)), alert=True)
         if c.verb == cb.SCORE:
             return Answer(R.totals_popup(lang, public_view(st), s.labels()), alert=True)
         seat = s.seat_of(user.id)
         if seat < 0:
             return Answer(t(lang, "popup.not_seated"))
+        back = await self._back_from_away(s, seat)
         if c.version != st.version:
-            return Answer(t(lang, "popup.stale"))
+            return Answer(t(lang, "autopilot.off_popup") if back else t(lang, "popup.stale"))
         if s.seats[seat].auto:
             return Answer(t(lang, "popup.auto"))
         if st.to_act != seat:
@@ -170,13 +178,38 @@ class TableRoom(ServiceCore):
         evs = move_events(before, after, seat, text, by)
         if evs:
             s.events.setdefault(deal_number(before), []).extend(evs)
+        self._forget_reminder(s, seat)
+        if by == BY_HUMAN:
+            s.timeouts.pop(seat, None)
+        elif by == BY_TIMEOUT:
+            s.timeouts[seat] = s.timeouts.get(seat, 0) + 1
         if outcome is not None:
             s.status = "finished"
         self.refresh(s)
         if outcome is not None:
             self._unregister(s)
+            self._game_over(s)
+        elif by == BY_TIMEOUT and s.timeouts[seat] >= AWAY_AFTER and not s.seats[seat].auto:
+            # twice in a row nobody answered: the computer plays on at normal speed until
+            # the person presses anything again
+            await self._set_auto(s, seat, True, AWAY)
         else:
             self.schedule(s)
+
+    def _forget_reminder(self, s: Session, seat: int) -> None:
+        """The turn of ``seat`` is over: its reminder (if any) is deleted."""
+        if seat not in s.reminded:
+            return
+        s.reminded.discard(seat)
+        uid = s.seats[seat].user_id
+        key = reminder_key(s.game_id, seat)
+        mid = self.outbox.message_id(uid, key)
+        self.outbox.forget(uid, key)
+        if mid is not None:
+            self.outbox.delete(uid, mid)
+
+    def _game_over(self, s: Session) -> None:
+        """Hook for the end of a game (the lobby room posts the final sheet and a rematch)."""
 
     def _deadline(self, s: Session, st: GameState) -> float | None:
         seat = st.to_act
@@ -260,11 +293,20 @@ class TableRoom(ServiceCore):
         if self._closing or st is None or s.status != "playing" or st.to_act < 0:
             return
         seat = st.to_act
-        if s.seats[seat].played_by_computer:
+        if s.seats[seat].played_by_computer or self._forced_action(s, st, seat) is not None:
             if s.driver is None or s.driver.done():
                 s.driver = self._spawn(s, self._drive(s), f"drive:{s.game_id}")
         elif not s.solo:
             self._arm(s, st.version, self.clock() + self.turn_timeout)
+
+    @staticmethod
+    def _forced_action(s: Session, st: GameState, seat: int) -> Action | None:
+        """A person's only legal action (the last card, a forced pass), played at once
+        unless the table turned that off; None when there is a choice."""
+        if not s.forced:
+            return None
+        legal = view(st, seat).legal
+        return legal[0] if len(legal) == 1 else None
 
     def _arm(self, s: Session, version: int, deadline: float) -> None:
         if s.timer is not None and not s.timer.done() and s.timer is not asyncio.current_task():
@@ -301,8 +343,13 @@ class TableRoom(ServiceCore):
                 return
             seat = st.to_act
             who = s.seats[seat]
-            if not who.played_by_computer:
+            forced = None if who.played_by_computer else self._forced_action(s, st, seat)
+            if not who.played_by_computer and forced is None:
                 return
+            if forced is not None:  # a person's only move: at once, no thinking
+                if not await self._machine_move(s, st, seat, forced, BY_FORCED, backoff):
+                    await backoff.wait()
+                continue
             if chosen is None or chosen[0] is not st:
                 if self.move_delay:
                     await asyncio.sleep(self.move_delay)
@@ -328,8 +375,11 @@ class TableRoom(ServiceCore):
             if who.kind == "human" and not who.auto:
                 lang = self.lang_for_user(who.user_id)
                 left = max(1, round(deadline - self.clock()))
-                self.reply(who.user_id, t(lang, "reminder", seconds=left,
-                                          title=esc(s.title or "—")))
+                # one reminder message per seat, deleted once the turn is over
+                s.reminded.add(st.to_act)
+                self.outbox.put(who.user_id, reminder_key(s.game_id, st.to_act),
+                                R.Rendered(t(lang, "reminder", seconds=left,
+                                             title=esc(s.title or "—"))))
         await asyncio.sleep(max(0.0, deadline - self.clock()))
         backoff = Backoff(s.game_id, "a move for an absent player")
         while not self._closing:
@@ -342,6 +392,16 @@ class TableRoom(ServiceCore):
             if await self._machine_move(s, st, seat, action, BY_TIMEOUT, backoff):
                 return
             await backoff.wait()
+
+    async def _back_from_away(self, s: Session, seat: int) -> bool:
+        """A press by a person whose seat went on autopilot (``away``): the seat is theirs
+        again (the caller holds the lock).  True if it was taken back."""
+        who = s.seats[seat]
+        if not (who.auto and who.why == AWAY):
+            return False
+        s.timeouts.pop(seat, None)
+        await self._set_auto(s, seat, False, "back")
+        return True
 
     async def _set_auto(self, s: Session, seat: int, auto: bool, why: str) -> None:
         """Hand a seat to the computer (or give it back); the caller holds ``s.lock``."""

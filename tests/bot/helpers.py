@@ -153,6 +153,9 @@ async def play(server: FakeTelegramServer, app: ThousandApplication, game_id: in
         if user is None or s.seats[seat].auto:
             await server.wait_for(moved, timeout, what="a computer move")
             continue
+        if s.forced and len(view(st, seat).legal) == 1:  # the bot plays it at once
+            await server.wait_for(moved, timeout, what="the forced move")
+            continue
         action = policy(view(st, seat), rng)
 
         def ready(user: FakeUser = user, version: int = st.version,

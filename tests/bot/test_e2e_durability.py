@@ -38,7 +38,7 @@ async def _solo(server: FakeTelegramServer, app: object, vera: FakeUser) -> int:
     from bot.tg.app import ThousandApplication
 
     assert isinstance(app, ThousandApplication)
-    await server.send_text(vera, vera, "/newgame")
+    await server.send_text(vera, vera, "/newgame 3")
     s = await server.wait_for(lambda: service(app).session_of_chat(vera.id))
     return s.game_id
 
@@ -309,7 +309,7 @@ async def test_killed_at_any_moment_each_deal_is_posted_once(
     proc = await _bot_process(server, db)
     kills = 0
     try:
-        await server.send_text(vera, vera, "/newgame")
+        await server.send_text(vera, vera, "/newgame 3")
         await server.wait_bot_message(vera, predicate=lambda m: "Кон 1" in txt(m), timeout=20)
         rng = random.Random(7)
         for round_no in range(4):

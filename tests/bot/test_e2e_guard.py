@@ -242,7 +242,8 @@ async def test_concurrent_moves_and_leave_during_play(
             st = s.state
             assert st is not None
             seat = st.to_act
-            if s.seats[seat].auto:  # a seat whose person left: the computer moves
+            if s.seats[seat].auto or len(view(st, seat).legal) == 1:
+                # a seat whose person left, or an only move: the bot moves itself
                 await server.wait_for(lambda: s.state is not st or s.status != "playing")  # noqa: B023 (awaited at once)
                 continue
             person = server.user(s.seats[seat].user_id)
@@ -335,7 +336,7 @@ async def test_the_database_is_owner_only(server: FakeTelegramServer, db: Path) 
     vera = server.add_user(5061, "Вера")
     async with running(server, db) as app:
         await start_private(server, vera)
-        await server.send_text(vera, vera, "/newgame")
+        await server.send_text(vera, vera, "/newgame 3")
         await server.wait_for(lambda: service(app).session_of_chat(vera.id) is not None)
         await server.send_text(vera, vera, "/stop")
         await server.wait_for(lambda: service(app).session_of_chat(vera.id) is None)
@@ -354,7 +355,7 @@ async def test_a_clean_stop_leaves_no_task(server: FakeTelegramServer, db: Path)
     async with running(server, db, computer_move_delay=5, turn_timeout=60) as app:
         await start_private(server, anna, boris)
         await open_table(server, app, GROUP, anna, [boris], computers=1)
-        await server.send_text(anna, anna, "/newgame")  # a solo game too
+        await server.send_text(anna, anna, "/newgame 3")  # a solo game too
         await server.wait_for(lambda: service(app).session_of_chat(anna.id) is not None)
         await idle(app)
         ours = [t for t in asyncio.all_tasks() if t.get_name().split(":")[0]

@@ -9,6 +9,7 @@ from bot.engine.views import view
 from bot.tg.callbacks import decode
 from tests.bot.helpers import (
     buttons_at,
+    click_and_wait,
     first_button,
     idle,
     play,
@@ -26,16 +27,30 @@ async def test_solo_game_to_its_end(server: FakeTelegramServer, db: Path) -> Non
     async with running(server, db) as app:
         await start_private(server, anna)
         await server.send_text(anna, anna, "/newgame")
+        # the level and the table size come as buttons first; Anna picks "средний" and 3
+        setup = await server.wait_bot_message(anna, predicate=lambda m: "Играть" in str(
+            m.button_texts))
+        assert "уровень компьютеров" in txt(setup) and "Сколько игроков" in txt(setup)
+        assert await click_and_wait(server, anna, setup, "средний") is None
+        assert "✅ средний" in str(setup.button_texts)
+        assert await click_and_wait(server, anna, setup, "Играть") is None
         gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
+        s = service(app).sessions[gid]
+        assert [x.level for x in s.seats if x.computer] == ["normal", "normal"]
+        assert not setup.buttons and "средний" in txt(setup)  # what was chosen stays
         first = await server.wait_bot_message(anna, predicate=lambda m: "Кон 1" in (m.text or ""))
         assert "🤖" in txt(first) and "Ваши карты" in txt(first)
         started = time.monotonic()
         presses = await play(server, app, gid, {0: anna}, policy=smart, seed=1, timeout=20)
         assert presses > 20
         await idle(app)
+        # the last deal's message says who won; then the final sheet with a rematch
+        hands = [m for m in server.chat(anna).bot_messages()
+                 if "Кон" in txt(m) and "Партия окончена" not in txt(m)]
+        assert not any(m.buttons for m in hands)
         last = server.chat(anna).last_bot_message()
-        assert last is not None and "🏆" in txt(last)
-        assert not last.buttons
+        assert last is not None and "Партия окончена" in txt(last) and "🏆" in txt(last)
+        assert [b.text for b in last.all_buttons] == ["🔁 Ещё партия", "🃏 Новый стол"]
         game = await app.service.storage.get_game(gid) if app.service else None
         assert game is not None and game.status == "finished"
         result = await service(app).storage.get_result(gid)
