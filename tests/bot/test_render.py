@@ -326,9 +326,10 @@ def _engine_codes() -> dict[str, set[str]]:
     return codes
 
 
-SAMPLE = {"card": 22, "suit": 3, "seat": 1, "to_act": 2, "phase": "bidding", "kind": "bid",
-          "rule": "max_bid", "parent": "barrel", "other": "no_lead_foreign_trump",
-          "value": "ы", "text": "ы", "word": "ы", "preset": "ы"}
+SAMPLE: dict[str, int | str] = {
+    "card": 22, "suit": 3, "seat": 1, "to_act": 2, "phase": "bidding", "kind": "bid",
+    "rule": "max_bid", "parent": "barrel", "other": "no_lead_foreign_trump",
+    "value": "ы", "text": "ы", "word": "ы", "preset": "ы"}
 
 
 def test_every_refusal_code_has_both_translations_and_russian_has_no_english() -> None:

@@ -316,7 +316,8 @@ def test_a_record_without_a_one_choice_contract_is_accepted() -> None:
     # sitter) still replays, the contract 120 implied
     r = make_rules(rospis=False)
     steps = ["2:bid 115", "0:pass", "1:bid 120", "2:pass", "1:give 9♦", "1:give 10♦"]
-    rec = {"rules": {"preset": "classic", "rospis": False}, "first_dealer": 0, "deals": [{
+    rec: dict[str, Any] = {"rules": {"preset": "classic", "rospis": False}, "first_dealer": 0,
+                           "deals": [{
         "hands": list(SCRIPT_98_HANDS), "talon": SCRIPT_98_TALON, "actions": steps}]}
     st = load_record(rec)
     assert st.phase == Phase.CONTRACT and legal_actions(st) == [legal_actions(st)[0]]
