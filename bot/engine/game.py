@@ -559,6 +559,30 @@ def legal_actions(state: GameState) -> list[Action]:
     return []
 
 
+def forced_action(state: GameState) -> Action | None:
+    """The move of the seat to act when it has no choice on public facts alone — its last
+    card, or a pass forced by min_total_to_bid or by the cap after its first decision — so
+    that playing it at once tells nobody anything about a hand; None otherwise. A move that
+    is the only legal one because of the hand (one card of the suit led, one contract
+    without a marriage, no redeal to offer) is not forced: answering it at once would
+    show the hand."""
+    s, d = state, state.deal
+    if d is None or s.phase not in (Phase.BIDDING, Phase.PLAY):
+        return None
+    seat = d.to_act
+    legal = legal_actions(s)
+    if len(legal) != 1:
+        return None
+    if s.phase == Phase.PLAY:
+        return legal[0] if len(d.hands[seat]) == 1 else None
+    r = s.rules
+    if hand_redeals_possible(r) and not has_decided(d, seat) and not _went_dark(d, seat):
+        return None  # its first decision: a redeal may be offered to another hand
+    silenced = r.min_total_to_bid is not None and s.totals[seat] < r.min_total_to_bid
+    capped = d.bid + r.bid_step > r.max_bid and not (d.kind == Kind.DARK and not d.unblinded)
+    return legal[0] if silenced or capped else None
+
+
 def seat_actions(state: GameState, seat: int) -> list[Action]:
     """What ``seat`` may do now: its legal actions on its turn, else a late redeal request
     (``redeal_after_pass``) or nothing."""

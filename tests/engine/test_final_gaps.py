@@ -346,3 +346,26 @@ def test_seeded_games_replay_from_their_records() -> None:
             break
         s = apply(s, rng.choice(legal_actions(s)))
     assert load_record(game_record(s)) == s
+
+
+def test_a_move_is_forced_only_on_public_facts() -> None:
+    from bot.engine.game import forced_action
+
+    # seat 2 at its first bid may ask for a redeal (12 points) or not: never forced there
+    hands = ("K♠ K♣ Q♦ K♦ 9♦ 10♥ K♥", "A♠ 10♠ A♣ 10♣ A♦ 10♦ A♥", "9♠ 9♣ J♠ J♣ Q♠ Q♣ J♦")
+    r = make_rules(min_total_to_bid=0)
+    s = start(r, hands, "9♥ J♥ Q♥", totals=(0, 0, -50))
+    assert legal(s) == ["pass", "redeal"] and forced_action(s) is None
+    s = start(make_rules(min_total_to_bid=0, redeal_hand_below=None), hands, "9♥ J♥ Q♥",
+              totals=(0, 0, -50))
+    assert legal(s) == ["pass"] and forced_action(s) is None  # (a first decision still)
+    # the take-the-talon step and a one-button contract are never forced
+    s = do(start(None, SWEEP, SWEEP_TALON), "2 pass", "0 pass")
+    assert legal(s) == ["talon 1"] and forced_action(s) is None
+    # the last card is
+    s = do(start(None, SWEEP, SWEEP_TALON), "2 pass", "0 pass", "1 give 9♠", "1 give J♣",
+           "1 contract 100")
+    while s.deal is not None and len(s.deal.hands[s.to_act]) > 1:
+        assert forced_action(s) is None or len(legal(s)) == 1
+        s = apply(s, legal_actions(s)[0])
+    assert s.deal is not None and forced_action(s) == legal_actions(s)[0]
