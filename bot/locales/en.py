@@ -481,4 +481,6 @@ MESSAGES: dict[str, str] = {
     "autopilot.off_popup": "Welcome back! The seat is yours again",
     "cmd.lang": "The bot's language (/lang ru — русский)",
     "cmd.table": "Show the table at the bottom of the chat",
+    "btn.forced_on": "⏩ Only move: played at once",
+    "btn.forced_off": "✋ Only move: by hand",
 }

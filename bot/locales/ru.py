@@ -470,4 +470,6 @@ MESSAGES: dict[str, str] = {
     "autopilot.off_popup": "С возвращением! Место снова ваше",
     "cmd.lang": "Язык бота (/lang en — English)",
     "cmd.table": "Показать стол внизу чата",
+    "btn.forced_on": "⏩ Единственный ход: сразу",
+    "btn.forced_off": "✋ Единственный ход: вручную",
 }

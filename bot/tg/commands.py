@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 import logging
 
-from bot.engine.rules import (
-    RulesError,
-)
+from bot.engine.rules import RulesError, rules_from_args
 from bot.i18n import LANGS, Lang, esc, t
 from bot.tg import render as R
-from bot.tg.lobby import rules_from_args
 from bot.tg.model import (
     seats_from_json,
     sheet_row,
@@ -48,7 +45,8 @@ class CommandsRoom(RestoreRoom):
             try:
                 rules = rules_from_args(base, args)
             except RulesError as e:
-                self.reply(chat.id, t(lang, "newgame.bad_args", reason=esc(e)))
+                self.reply(chat.id, t(lang, "newgame.bad_args",
+                                      reason=R.refusal_text(lang, e)))
                 return
             if chat.kind == "private" and args:  # "/newgame 4 full": at once
                 await self._solo(chat, user, lang, rules)

@@ -16,7 +16,6 @@ from bot.engine.rules import (
     Rules,
     RulesError,
     make_rules,
-    rule_problems,
     rules_from_dict,
 )
 from bot.i18n import Lang, esc, norm_lang, t
@@ -55,7 +54,8 @@ class LobbyRoom(TableRoom):
     """Lobbies and the start of a game."""
 
     def lobby_info(self, s: Session) -> R.LobbyInfo:
-        return R.LobbyInfo(s.game_id, s.lobby_rev, s.rules, s.labels(), s.level, s.note, s.page)
+        return R.LobbyInfo(s.game_id, s.lobby_rev, s.rules, s.labels(), s.level, s.note, s.page,
+                           s.forced)
 
     def show_lobby(self, s: Session) -> None:
         info = self.lobby_info(s)
@@ -169,7 +169,8 @@ class LobbyRoom(TableRoom):
             return Answer()
         if not manager:
             return Answer(t(lang, "popup.only_creator"))
-        if c.version != s.lobby_rev and verb in (cb.SET, cb.PLAYERS, cb.PRESET, cb.LEVEL):
+        if c.version != s.lobby_rev and verb in (cb.SET, cb.PLAYERS, cb.PRESET, cb.LEVEL,
+                                                 cb.FORCED):
             return Answer(t(lang, "popup.stale"))
         if verb == cb.ADD_AI:
             if len(s.seats) >= s.rules.players:
@@ -193,6 +194,10 @@ class LobbyRoom(TableRoom):
                     place.level = c.arg
             s.ids["level"] = c.arg
             self._save_ids(s)
+            return await self._lobby_saved(s)
+        if verb == cb.FORCED:  # a table setting (not a rule): kept with the message ids
+            s.ids["forced"] = c.arg == "1"
+            self._save_ids(s, 0.0)
             return await self._lobby_saved(s)
         if verb == cb.PLAYERS:
             return await self._change_rules(s, "players", int(c.arg))
@@ -263,8 +268,9 @@ class LobbyRoom(TableRoom):
         data = s.rules.model_dump()
         data[rid] = value
         fixed = fit_rules(data, rid)
-        if isinstance(fixed, str):
-            return Answer(R.popup(t(s.lang, "popup.bad_rule", reason=fixed)))
+        if isinstance(fixed, RulesError):
+            return Answer(R.popup(t(s.lang, "popup.bad_rule",
+                                    reason=R.refusal_text(s.lang, fixed))))
         return await self._set_rules(s, fixed)
 
     async def _set_rules(self, s: Session, rules: Rules) -> Answer:
@@ -388,53 +394,22 @@ class LobbyRoom(TableRoom):
 # ====================================================================== rules helpers
 
 
-def rules_from_args(base: Rules, args: list[str]) -> Rules:
-    """``/newgame [2|3|4] [classic|full]``."""
-    preset: str | None = None
-    players: int | None = None
-    for a in args:
-        w = a.lower()
-        if w in ("2", "3", "4"):
-            players = int(w)
-        elif w in PRESETS:
-            preset = w
-        elif w in ("классика", "классические"):
-            preset = "classic"
-        elif w in ("полные", "полная", "все"):
-            preset = "full"
-        else:
-            raise RulesError(f"unknown word {a!r}: use 2, 3, 4, classic or full")
-    data = (PRESETS[preset] if preset else base).model_dump()
-    if players is not None:
-        data["players"] = players
-    fixed = fit_rules(data, "players")
-    if isinstance(fixed, str):
-        raise RulesError(fixed)
-    return fixed
-
-
-def fit_rules(data: dict[str, Any], changed: str) -> Rules | str:
+def fit_rules(data: dict[str, Any], changed: str) -> Rules | RulesError:
     """The rules with ``changed`` set, resetting to their defaults the rules that no longer
-    fit it ("golden_raise needs golden_round"); a readable reason when that is impossible
-    (the changed rule itself needs another one)."""
+    fit it ("golden_raise needs golden_round"); the refusal (codes for ``refusal_text``)
+    when that is impossible (the changed rule itself needs another one)."""
     defaults = CLASSIC.model_dump()
     work = dict(data)
-    first: str | None = None
+    first: RulesError | None = None
     for _ in range(len(RULE_IDS) + 1):
         try:
             return rules_from_dict(work)
         except RulesError as e:
-            reason = str(e)
-        first = first or reason
-        try:
-            problems = rule_problems(Rules.model_construct(**work))
-        except Exception:  # pragma: no cover - a value of the wrong type
-            return first
-        resets = {p.split()[0] for p in problems if " needs " in p}
-        resets = {r for r in resets
-                  if r in defaults and r != changed and work[r] != defaults[r]}
+            first = first or e
+            resets = {str(p.params["rule"]) for p in e.problems if "rule" in p.params}
+        resets = {r for r in resets if r in defaults and r != changed and work[r] != defaults[r]}
         if not resets:
             return first
         for r in resets:
             work[r] = defaults[r]
-    return first or "?"
+    return first or RulesError("the rules cannot be fitted")

@@ -89,6 +89,7 @@ class SeatLabel:
     name: str
     computer: bool = False
     auto: bool = False  # a person's seat now played by the computer
+    away: bool = False  # ... because the person did not answer twice (until the next press)
 
 
 # --------------------------------------------------------------------------- small pieces
@@ -291,6 +292,7 @@ class LobbyInfo:
     level: str
     note: str = ""  # an escaped line ("Борис — за столом") or ""
     page: str = ""  # "" the lobby, "m" sections, "s<k>" a section, "r<i>" a rule
+    forced: bool = True  # a person's only legal action is played at once
 
 
 def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
@@ -330,6 +332,8 @@ def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
     rows.append((Button(t(lang, "btn.preset", preset=preset_name(lang, preset)),
                         cb.encode(g, v, cb.PRESET, nxt_preset)),
                  Button(t(lang, "btn.settings"), _menu(g, v, "m"))))
+    rows.append((Button(t(lang, "btn.forced_on" if info.forced else "btn.forced_off"),
+                        cb.encode(g, v, cb.FORCED, "0" if info.forced else "1")),))
     rows.append((Button(t(lang, "btn.start"), cb.encode(g, v, cb.START)),
                  Button(t(lang, "btn.cancel"), cb.encode(g, v, cb.CANCEL))))
     return Rendered(fit("\n".join(lines)), tuple(rows))
@@ -438,12 +442,14 @@ def _event_lines(lang: str, info: TableInfo) -> list[str]:
         if e.code == "unblind":
             out.append("🌗 " + t(lang, "event.unblind", name=seat_name(info.seats, e.seat),
                                 bid=e.value))
-        elif e.code == "timeout" and e.seat not in timed_out:
+        elif e.code == "timeout" and e.seat not in timed_out and not (
+                0 <= e.seat < len(info.seats) and info.seats[e.seat].away):
             timed_out.append(e.seat)
             out.append("⏰ " + t(lang, "event.timeout", name=seat_name(info.seats, e.seat)))
     for s in info.seats:
         if s.auto:
-            out.append("🤖 " + t(lang, "event.auto", name=esc(s.name)))
+            out.append(t(lang, "autopilot.on", name=esc(s.name)) if s.away
+                       else "🤖 " + t(lang, "event.auto", name=esc(s.name)))
     return out
 
 

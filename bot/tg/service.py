@@ -22,8 +22,9 @@ the computer seats are driven and the turn timer is armed.
 
 from __future__ import annotations
 
+from bot.engine.rules import rules_from_args
 from bot.tg.commands import CommandsRoom
-from bot.tg.lobby import fit_rules, rules_from_args
+from bot.tg.lobby import fit_rules
 from bot.tg.session import (
     Answer,
     ChatKind,

@@ -176,7 +176,8 @@ class Session:
         return -1
 
     def labels(self) -> tuple[R.SeatLabel, ...]:
-        return tuple(R.SeatLabel(s.name, s.computer, s.auto) for s in self.seats)
+        return R.seat_labels([R.SeatLabel(s.name, s.computer, s.auto, s.auto and s.why == AWAY)
+                              for s in self.seats])
 
 
 class Backoff:

@@ -16,7 +16,7 @@ import contextlib
 import json
 import logging
 
-from bot.engine.game import apply
+from bot.engine.game import apply, forced_action
 from bot.engine.state import Action, GameState, IllegalAction, Phase
 from bot.engine.views import public_view, view
 from bot.i18n import esc, t
@@ -135,11 +135,13 @@ class TableRoom(ServiceCore):
             return Answer(t(lang, "autopilot.off_popup") if back else t(lang, "popup.stale"))
         if s.seats[seat].auto:
             return Answer(t(lang, "popup.auto"))
-        if st.to_act != seat:
+        action = c.action()
+        mine = view(st, seat)
+        if st.to_act != seat and (action is None or action not in mine.offers):
+            # (a redeal request may come out of turn: four nines with redeal_after_pass)
             name = s.seats[st.to_act].name if st.to_act >= 0 else "—"
             return Answer(t(lang, "popup.not_your_turn", name=name))
-        action = c.action()
-        if action is None or action not in view(st, seat).legal:
+        if action is None or (action not in mine.legal and action not in mine.offers):
             return Answer(t(lang, "popup.unknown"))
         # The move is stored (one transaction) before the presser or anyone else is answered.
         try:
@@ -178,7 +180,15 @@ class TableRoom(ServiceCore):
         evs = move_events(before, after, seat, text, by)
         if evs:
             s.events.setdefault(deal_number(before), []).extend(evs)
-        self._forget_reminder(s, seat)
+        going_away = (by == BY_TIMEOUT and not s.seats[seat].auto
+                      and s.timeouts.get(seat, 0) + 1 >= AWAY_AFTER)
+        if going_away:  # the reminder becomes the one private line about the autopilot
+            uid = s.seats[seat].user_id
+            s.reminded.add(seat)
+            self.outbox.put(uid, reminder_key(s.game_id, seat),
+                            R.Rendered(t(self.lang_for_user(uid), "autopilot.private")))
+        elif not (s.seats[seat].auto and s.seats[seat].why == AWAY):
+            self._forget_reminder(s, seat)
         if by == BY_HUMAN:
             s.timeouts.pop(seat, None)
         elif by == BY_TIMEOUT:
@@ -301,12 +311,13 @@ class TableRoom(ServiceCore):
 
     @staticmethod
     def _forced_action(s: Session, st: GameState, seat: int) -> Action | None:
-        """A person's only legal action (the last card, a forced pass), played at once
-        unless the table turned that off; None when there is a choice."""
-        if not s.forced:
+        """A person's move that is forced on public facts alone (the last card, a pass
+        forced by the rules), played at once unless the table turned that off.  A move
+        that is the only one because of the hand (one card of the suit led) still waits
+        for the press: answering it at once would show the hand to the table."""
+        if not s.forced or st.to_act != seat:
             return None
-        legal = view(st, seat).legal
-        return legal[0] if len(legal) == 1 else None
+        return forced_action(st)
 
     def _arm(self, s: Session, version: int, deadline: float) -> None:
         if s.timer is not None and not s.timer.done() and s.timer is not asyncio.current_task():
@@ -400,6 +411,9 @@ class TableRoom(ServiceCore):
         if not (who.auto and who.why == AWAY):
             return False
         s.timeouts.pop(seat, None)
+        for deal, evs in s.events.items():  # the "time ran out" lines go with the autopilot
+            s.events[deal] = [e for e in evs if not (e.code == "timeout" and e.seat == seat)]
+        self._forget_reminder(s, seat)
         await self._set_auto(s, seat, False, "back")
         return True
 

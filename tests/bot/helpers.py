@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.config import Settings, load_settings
 from bot.engine import cards as C
+from bot.engine.game import forced_action
 from bot.engine.state import Action, GameState, Phase
 from bot.engine.views import TableView, view
 from bot.tg.app import ThousandApplication, build_application
@@ -153,7 +154,7 @@ async def play(server: FakeTelegramServer, app: ThousandApplication, game_id: in
         if user is None or s.seats[seat].auto:
             await server.wait_for(moved, timeout, what="a computer move")
             continue
-        if s.forced and len(view(st, seat).legal) == 1:  # the bot plays it at once
+        if s.forced and forced_action(st) is not None:  # the bot plays it at once
             await server.wait_for(moved, timeout, what="the forced move")
             continue
         action = policy(view(st, seat), rng)

@@ -263,6 +263,9 @@ async def test_concurrent_moves_and_leave_during_play(
             assert a1 is not None and a2 is not None
             assert [a1.text, a2.text].count(None) == 1  # exactly one of the two counted
             await server.wait_updates_delivered()
+            gone = s.seat_of(leaver.id)
+            await server.wait_for(lambda: s.status != "playing"
+                                  or s.seats[gone].auto)  # noqa: B023 (awaited at once)
             await idle(app)
             if s.status != "playing":
                 break

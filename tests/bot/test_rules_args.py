@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.engine.rules import RulesError, make_rules
+from bot.tg.render import refusal_text
 from bot.tg.service import fit_rules, rules_from_args
 
 
@@ -34,4 +35,7 @@ def test_a_rule_that_needs_another_is_refused_with_the_reason() -> None:
     data = make_rules("classic").model_dump()
     data["dark_unblind"] = True
     reason = fit_rules(data, "dark_unblind")
-    assert isinstance(reason, str) and "dark_unblind needs dark_play" in reason
+    assert isinstance(reason, RulesError) and reason.code == "rule_needs"
+    assert "dark_unblind needs dark_play" in str(reason)
+    ru = refusal_text("ru", reason)
+    assert "dark_play" in ru and "needs" not in ru

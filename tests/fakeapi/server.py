@@ -845,6 +845,15 @@ class FakeTelegramServer:
             self._enqueue("message", from_msg.to_api())
         return new
 
+    def add_bot(self, chat: ChatRef, *, by: UserRef) -> None:
+        """A member adds the bot to a group it is not in (``my_chat_member``: left → member)."""
+        group = self.chat(chat)
+        if not group.is_group:
+            raise ValueError("add_bot is for groups")
+        old_status = group.bot_status
+        group.bot_status = "member"
+        self._my_chat_member(group, self._user(by), old_status, "member")
+
     def kick_bot(self, chat: ChatRef, *, by: UserRef | None = None) -> None:
         """Remove the bot from a group: sends become 403 "bot was kicked from the ... chat"."""
         group = self.chat(chat)
