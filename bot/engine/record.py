@@ -84,6 +84,10 @@ def _apply_implied(state: GameState, action: Action, seat: int) -> GameState:
     return apply(state, action, seat)
 
 
+apply_recorded = _apply_implied
+"""Apply one stored action as a record is read (public name for the bot's replay)."""
+
+
 def deals_of(state: GameState) -> list[tuple[Layout, tuple[str, ...]]]:
     """Every deal of the game so far with its cards and actions (the current one last)."""
     out = [(h.layout, h.actions) for h in state.history]

@@ -320,13 +320,6 @@ MESSAGES: dict[str, str] = {
     "solo.pick_size": "How many players at the table?",
     "solo.players": "{n} players",
     "solo.level": "🎚 {level}",
-    "popup.not_saved": "The move was not saved, please try again",
-    "popup.wrong_chat": "This button is not from here",
-    "broken.game": "⚠️ The game could not be restored; /newgame starts a new one",
-    "expired.lobby": "🃏 The table is closed: nobody sat down for a long time. /newgame opens a "
-                     "new one.",
-    "expired.game": "🃏 The game is stopped: nobody moved for a long time. Its record is kept: "
-                    "/score",
     # ------------------------------------------------------------------ refusals (engine codes)
     "refuse.seat": "seat {n}",
     "refuse.phase.dealing": "the deal",

@@ -314,11 +314,6 @@ MESSAGES: dict[str, str] = {
     "solo.pick_size": "Сколько игроков за столом?",
     "solo.players": "{n} игрока",
     "solo.level": "🎚 {level}",
-    "popup.not_saved": "Ход не сохранён, попробуйте ещё раз",
-    "popup.wrong_chat": "Эта кнопка не отсюда",
-    "broken.game": "⚠️ Партию не удалось восстановить; /newgame начнёт новую",
-    "expired.lobby": "🃏 Стол закрыт: долго никто не садился. /newgame откроет новый.",
-    "expired.game": "🃏 Партия остановлена: давно не было ходов. Запись сохранена: /score",
     # ------------------------------------------------------------------ refusals (engine codes)
     "refuse.seat": "место {n}",
     "refuse.phase.dealing": "раздача",

@@ -15,7 +15,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.engine.game import apply, new_game
+from bot.engine.game import new_game
+from bot.engine.record import apply_recorded
 from bot.engine.rules import Rules
 from bot.engine.state import BID, DealResult, GameState, Kind, parse_action
 
@@ -125,7 +126,8 @@ def replay(rules: Rules, seed: int, records: list[str]) -> Replayed:
             continue
         before = out.state
         action = str(rec["a"])
-        out.state = apply(before, parse_action(action), seat)
+        # as records are read: games stored before redeal requests became private replay
+        out.state = apply_recorded(before, parse_action(action), seat)
         out.moves += 1
         evs = move_events(before, out.state, seat, action, str(rec.get("by", BY_HUMAN)))
         if evs:
