@@ -11,6 +11,8 @@ USAGE = """usage: python -m bot [COMMAND]
   play [--seed N] [--save F]   play a game in the terminal against two computer players
   bench engine [...]           engine speed: random deals and legal-move steps per second
   bench bot [--games N]        the bot's overhead against the fake Bot API server
+  bench hints [--games N]      time of a hint and of a deal's analysis (median, p95)
+  bench pictures [--deals N]   milliseconds to draw the score-sheet and race pictures
   arena --a L --b L [...]      computer players against each other on duplicate deals
 """
 
@@ -37,10 +39,18 @@ def main(argv: list[str] | None = None) -> int:
         from bot.cli.bench import bench_engine
 
         return bench_engine(rest[1:])
+    if cmd == "bench" and rest[:1] == ["hints"]:
+        from bot.ai.bench_hints import main as bench_hints
+
+        return bench_hints(rest[1:])
     if cmd == "bench" and rest[:1] == ["bot"]:
         from bot.run import bench_bot
 
         return bench_bot(rest[1:])
+    if cmd == "bench" and rest[:1] == ["pictures"]:
+        from bot.pictures.bench import bench_pictures
+
+        return bench_pictures(rest[1:])
     if cmd == "arena":
         from bot.ai.arena import main as arena_main
 

@@ -32,9 +32,12 @@ from storage.models import (
     GameStatus,
     Language,
     Outcome,
+    PlayerStats,
     Pragmas,
     ScoreRow,
+    SeatResult,
     User,
+    Versus,
 )
 from storage.schema import MIGRATIONS, SCHEMA_VERSION
 from storage.sqlite import MEMORY, RECORD_FORMAT, Storage
@@ -59,9 +62,11 @@ __all__ = [
     "LobbyCodeTaken",
     "NotFound",
     "Outcome",
+    "PlayerStats",
     "Pragmas",
     "SchemaTooNew",
     "ScoreRow",
+    "SeatResult",
     "StatusConflict",
     "Storage",
     "StorageBusy",
@@ -73,4 +78,5 @@ __all__ = [
     "StorageUnavailable",
     "User",
     "VersionConflict",
+    "Versus",
 ]

@@ -125,3 +125,63 @@ class Pragmas:
     synchronous: int
     busy_timeout_ms: int
     user_version: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """One seat of a finished game, the input of ``record_game_result``.
+
+    ``player`` is who sat there: any text id (the bot uses "u:<user_id>" for a person and
+    "ai:<level>" for a computer level); one player may have several seats of a game.
+    """
+
+    seat: int
+    player: str
+    place: int
+    """1 the best; equal places tie."""
+    win: bool
+    declared: int = 0
+    """Deals the seat played as declarer."""
+    made: int = 0
+    """Contracts made."""
+    falls: int = 0
+    """Falls off the barrel."""
+    bolts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """A player's record over the rated games (``player_stats``)."""
+
+    player: str
+    games: int
+    wins: int
+    place_sum: float
+    """The sum of the places (a player with several seats in a game adds their mean)."""
+    declared: int
+    made: int
+    falls: int
+    bolts: int
+    mu: float | None
+    """The rating's mean; None until the player was rated."""
+    sigma: float | None
+    updated: float
+    name: str | None = None
+    """The person's first name from ``users`` (filled by ``chat_top`` for "u:<id>")."""
+
+    @property
+    def avg_place(self) -> float:
+        return self.place_sum / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Versus:
+    """A player's games at a table with one computer level (``versus_computers``)."""
+
+    computer: str
+    """The computer's player id ("ai:hard")."""
+    games: int
+    wins: int
+    """Games the player won."""
+    place_sum: float
+    """The sum of the player's places in those games."""

@@ -195,7 +195,50 @@ _V2: Final[Migration] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2)
+# Version 3: players' records and ratings (``docs/storage.md``, *Stats and ratings*).
+# ``player_stats`` is one row per player ("u:<user_id>" a person, "ai:<level>" a computer
+# level): sums over the rated games and the rating (mu, sigma; NULL until rated).
+# ``game_players`` is one row per seat of a rated game (who sat there, the place, a win), so
+# a chat's table and a person's results against the computers are read from the games.
+# ``rated_games`` marks a game whose result was counted: written in the same transaction
+# as the sums, so a game counts once.  Games finished before this version are not marked:
+# the bot counts them at its next start-up.
+_V3: Final[Migration] = (
+    """
+    CREATE TABLE player_stats (
+        player    TEXT    PRIMARY KEY,
+        games     INTEGER NOT NULL DEFAULT 0 CHECK (games >= 0),
+        wins      INTEGER NOT NULL DEFAULT 0 CHECK (wins >= 0),
+        place_sum REAL    NOT NULL DEFAULT 0,
+        declared  INTEGER NOT NULL DEFAULT 0 CHECK (declared >= 0),
+        made      INTEGER NOT NULL DEFAULT 0 CHECK (made >= 0),
+        falls     INTEGER NOT NULL DEFAULT 0 CHECK (falls >= 0),
+        bolts     INTEGER NOT NULL DEFAULT 0 CHECK (bolts >= 0),
+        mu        REAL,
+        sigma     REAL    CHECK (sigma IS NULL OR sigma > 0),
+        updated   REAL    NOT NULL
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE rated_games (
+        game_id INTEGER PRIMARY KEY REFERENCES games (game_id) ON DELETE CASCADE,
+        rated   REAL    NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE game_players (
+        game_id INTEGER NOT NULL REFERENCES rated_games (game_id) ON DELETE CASCADE,
+        seat    INTEGER NOT NULL CHECK (seat >= 0),
+        player  TEXT    NOT NULL,
+        place   INTEGER NOT NULL CHECK (place >= 1),
+        win     INTEGER NOT NULL CHECK (win IN (0, 1)),
+        PRIMARY KEY (game_id, seat)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX game_players_by_player ON game_players (player, game_id)",
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3)
 """All migrations in order; ``len(MIGRATIONS)`` is the current schema version."""
 
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)

@@ -15,6 +15,7 @@ from telegram import (
     BotCommandScopeChat,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InputFile,
     Message,
     Update,
 )
@@ -540,3 +541,100 @@ async def test_privacy_mode_filters_group_chatter(server: FakeTelegramServer) ->
     await server.send_text(alice, group, "/start")
     await server.send_text(alice, group, "hey @thousand_test_bot")
     assert [u["message"]["text"] for u in server.updates] == ["/start", "hey @thousand_test_bot"]
+
+
+# ------------------------------------------------------------------------------------------
+# files: sendPhoto, sendDocument, getFile, downloads, documents from users
+
+
+def _png(width: int, height: int) -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 30, 30)).save(out, "PNG")
+    return out.getvalue()
+
+
+async def test_send_photo_and_document_are_stored_and_downloadable(
+    server: FakeTelegramServer,
+) -> None:
+    alice = server.add_user(1001, "Alice")
+    group = server.add_group(-4002, "Table", admins=[alice])
+    server.chat(alice).user.started = True  # type: ignore[union-attr]
+    picture = _png(40, 30)
+    async with Bot(server.token, base_url=server.base_url,
+                   base_file_url=server.base_file_url) as bot:
+        sent = await bot.send_photo(group.id, InputFile(picture, filename="p.png"),
+                                    caption="<b>Sheet</b>", parse_mode="HTML")
+        assert sent.photo[-1].width == 40 and sent.photo[-1].height == 30
+        assert sent.caption == "Sheet" and sent.caption_entities[0].type == "bold"
+        doc = await bot.send_document(alice.id, InputFile(b'{"a": 1}', filename="game.json"),
+                                      caption="record")
+        assert doc.document is not None and doc.document.file_name == "game.json"
+        # the same file again by its file_id: no upload
+        again = await bot.send_photo(group.id, sent.photo[-1].file_id)
+        assert again.photo[-1].file_id == sent.photo[-1].file_id
+        file = await bot.get_file(doc.document.file_id)
+        assert file.file_size == 8 and file.file_path is not None
+        assert bytes(await file.download_as_bytearray()) == b'{"a": 1}'
+        with pytest.raises(BadRequest, match=r"(?i)invalid file_id"):
+            await bot.get_file("nope")
+        with pytest.raises(BadRequest, match=r"(?i)image_process_failed"):
+            await bot.send_photo(group.id, InputFile(b"not a png", filename="x.png"))
+    [photo, _] = server.photos(group)
+    assert photo.photo is not None and photo.photo.data == picture and photo.caption == "Sheet"
+    assert [m.document.data for m in server.documents(alice)
+            if m.document is not None] == [b'{"a": 1}']
+    assert server.bot_messages(group) == []  # photos are not text messages
+    assert server.max_in_window(group) == 2  # photos count against the group's budget
+    params = server.calls("sendPhoto")[0].params
+    assert params["photo"].filename == "p.png" and params["photo"].size == len(picture)
+    assert len(server.downloads) == 1 and file.file_path.endswith("/" + server.downloads[0])
+    server.violations.clear()
+    server.errors.clear()
+    assert not server.internal_errors
+
+
+async def test_a_user_sends_a_document_and_the_bot_downloads_it(
+    server: FakeTelegramServer,
+) -> None:
+    alice = server.add_user(1001, "Alice")
+    got: list[bytes] = []
+
+    async def on_doc(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        msg = update.effective_message
+        assert msg is not None and msg.document is not None
+        file = await context.bot.get_file(msg.document.file_id)
+        got.append(bytes(await file.download_as_bytearray()))
+        await msg.reply_text(f"{msg.document.file_name}: {msg.document.file_size} bytes")
+
+    app = connect(ApplicationBuilder(), server).build()
+    app.add_handler(MessageHandler(filters.Document.ALL, on_doc))
+    async with polling(app):
+        sent = await server.send_document(alice, alice, b"[1, 2, 3]", "game.json",
+                                          caption="mine")
+        reply = await server.wait_bot_message(alice, after=sent)
+    assert reply.text == "game.json: 9 bytes" and got == [b"[1, 2, 3]"]
+    assert_updates_follow_spec(server)
+    update = server.updates[-1]["message"]
+    assert update["document"]["mime_type"] == "application/json"
+    assert update["caption"] == "mine"
+    server.assert_clean()
+
+
+async def test_files_over_the_limits_are_refused(server: FakeTelegramServer) -> None:
+    alice = server.add_user(1001, "Alice")
+    big = server.store_file(b"x" * (20 * 1024 * 1024 + 1), "documents", file_name="big.bin")
+    async with aiohttp.ClientSession() as http:
+        url = f"http://{server.host}:{server.port}/bot{server.token}/getFile"
+        async with http.post(url, json={"file_id": big.file_id}) as resp:
+            body = await resp.json()
+        assert resp.status == 400 and body["description"] == "Bad Request: file is too big"
+        # the download path needs the token and an existing file
+        async with http.get(f"{server.base_file_url}wrong/{big.file_path}") as resp:
+            assert resp.status == 404
+        async with http.get(f"{server.base_file_url}{server.token}/missing") as resp:
+            assert resp.status == 404
+    assert alice.id == 1001

@@ -133,9 +133,15 @@ def bid_chance(view: TableView, bid: int, rng: random.Random, deadline: float) -
 
 def choose_bid(view: TableView, rng: random.Random | None = None,
                deadline: float | None = None) -> Action:
+    return bid_decision(view, rng, deadline)[0]
+
+
+def bid_decision(view: TableView, rng: random.Random | None = None,
+                 deadline: float | None = None) -> tuple[Action, float]:
+    """The bid (or pass) and the chance of reaching the lowest bid open (1.0: none)."""
     bids = sorted(a.value for a in view.legal if a.kind == BID)
     if not bids:
-        return Action(PASS)
+        return Action(PASS), 1.0
     b = bids[0]
     est = fitted_points(view.hand, HARD_WEIGHTS7)
     p = chance_at_least(est, b, SD7)
@@ -147,8 +153,8 @@ def choose_bid(view: TableView, rng: random.Random | None = None,
         if q is not None:
             p = 0.5 * (p + q)
     if barrel:
-        return Action(BID, value=b) if p >= 0.3 else Action(PASS)
-    return Action(BID, value=b) if b * (2 * p - 1) >= DEFENDER_VALUE else Action(PASS)
+        return (Action(BID, value=b) if p >= 0.3 else Action(PASS)), p
+    return (Action(BID, value=b) if b * (2 * p - 1) >= DEFENDER_VALUE else Action(PASS)), p
 
 
 def _pass_choice(view: TableView) -> tuple[float, tuple[int, ...]]:
@@ -225,6 +231,12 @@ def contract_chances(view: TableView, values: list[int], rng: random.Random,
 
 def choose_contract(view: TableView, rng: random.Random | None = None,
                     deadline: float | None = None) -> Action:
+    return contract_decision(view, rng, deadline)[0]
+
+
+def contract_decision(view: TableView, rng: random.Random | None = None,
+                      deadline: float | None = None) -> tuple[Action, float]:
+    """The contract (or concession) and the chance of reaching it (of the bid: conceding)."""
     est = fitted_points(view.hand, HARD_WEIGHTS8) + 5.0  # its own play beats ``normal``'s
     values = sorted(a.value for a in view.legal if a.kind == CONTRACT)
     chance = {c: chance_at_least(est, c, SD8) for c in values}
@@ -239,11 +251,46 @@ def choose_contract(view: TableView, rng: random.Random | None = None,
     p = chance_at_least(est, view.bid, SD8)
     limit = 0.3 if r.rospis_keeps_contract else CONCEDE_BELOW
     if any(a.kind == CONCEDE for a in view.legal) and p < limit:
-        return Action(CONCEDE)
-    return Action(CONTRACT, value=best)
+        return Action(CONCEDE), p
+    return Action(CONTRACT, value=best), chance[best]
+
+
+class PlayScores:
+    """What ``hard`` found for each legal card: ``totals`` (summed utility over ``samples``)
+    and ``made`` (in how many samples the declarer reaches the contract after the move)."""
+
+    __slots__ = ("made", "moves", "samples", "totals")
+
+    def __init__(self, moves: list[Action], totals: list[float], made: list[int],
+                 samples: int) -> None:
+        self.moves = moves
+        self.totals = totals
+        self.made = made
+        self.samples = samples
 
 
 def choose_play(view: TableView, rng: random.Random, deadline: float) -> Action | None:
+    scores = play_scores(view, rng, deadline)
+    return None if scores is None else pick_play(view, rng, scores)
+
+
+def pick_play(view: TableView, rng: random.Random, scores: PlayScores) -> Action:
+    """The best average; ties go to the move ``normal`` would play."""
+    totals = scores.totals
+    best = max(totals)
+    near = [i for i, t in enumerate(totals) if t >= best - 1e-9]
+    if len(near) == 1:
+        return scores.moves[near[0]]
+    fallback = normal.choose(view, rng)
+    for i in near:
+        if scores.moves[i] == fallback:
+            return fallback
+    return scores.moves[near[0]]
+
+
+def play_scores(view: TableView, rng: random.Random, deadline: float) -> PlayScores | None:
+    """Sample the hidden cards and solve each sample for every legal move (None when no
+    sample finished by the deadline)."""
     legal = view.legal
     know = Knowledge(view)
     order = view.active
@@ -277,12 +324,14 @@ def choose_play(view: TableView, rng: random.Random, deadline: float) -> Action 
     if size <= PROBE_CARDS:
         probes = (*probes, (need + 20, 10.0), (need - 20, 10.0))
     totals = [0.0] * len(moves)
+    made_n = [0] * len(moves)
     samples = 0
     while samples < MAX_SAMPLES and time.monotonic() < deadline:
         world = know.sample(rng)
         hands = [to_mask(sorted(world.hands[s])) for s in order]
         solver = Solver(k, dpos, r.marriage_first_lead, last_bonus, deadline)
         vals: list[float] = []
+        hits: list[bool] = []
         try:
             for _a, card, declare, extra in moves:
                 if exact:
@@ -290,12 +339,15 @@ def choose_play(view: TableView, rng: random.Random, deadline: float) -> Action 
                     made = v >= need
                     u = 2 * contract * made + 0.25 * v if my_side_decl else (
                         -2 * contract * made - 0.5 * v)
+                    hits.append(made)
                 else:
                     u = 0.0
                     for t, w in probes:
                         v = extra + solver.value_after(hands, me, trick, trump, won, card,
                                                        declare, t - 1 - extra, t - extra)
                         u += w * (v >= t)
+                        if t == need:
+                            hits.append(v >= t)
                     if not my_side_decl:
                         u = -u
                 vals.append(u)
@@ -303,15 +355,8 @@ def choose_play(view: TableView, rng: random.Random, deadline: float) -> Action 
             break
         for i, u in enumerate(vals):
             totals[i] += u
+            made_n[i] += hits[i]
         samples += 1
     if samples == 0:
         return None
-    best = max(totals)
-    near = [i for i, t in enumerate(totals) if t >= best - 1e-9]
-    if len(near) == 1:
-        return moves[near[0]][0]
-    fallback = normal.choose(view, rng)
-    for i in near:
-        if moves[i][0] == fallback:
-            return fallback
-    return moves[near[0]][0]
+    return PlayScores([m[0] for m in moves], totals, made_n, samples)

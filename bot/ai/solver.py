@@ -64,8 +64,12 @@ class Solver:
     """Open-card play of the rest of a deal. ``decl`` is the declarer's position."""
 
     def __init__(self, k: int, decl: int, marriage_first_lead: bool = False,
-                 last_bonus: int = 0, deadline: float | None = None) -> None:
+                 last_bonus: int = 0, deadline: float | None = None,
+                 defender_marriages: bool = True) -> None:
         self.k = k
+        # 0: the defenders' marriages do not count against the declarer (V is then exactly
+        # the declarer's points, what decides made or failed)
+        self.def_marr = 1 if defender_marriages else 0
         self.decl = decl
         self.first_lead = marriage_first_lead
         self.last_bonus = last_bonus
@@ -118,7 +122,8 @@ class Solver:
         gain = 0
         if declare and not trick:
             su = card // 6
-            gain = MARRIAGE_VALUES[su] if turn == self.decl else -MARRIAGE_VALUES[su]
+            gain = (MARRIAGE_VALUES[su] if turn == self.decl
+                    else -MARRIAGE_VALUES[su] * self.def_marr)
             trump = su
         new_trick = [*trick, (turn, card)]
         if len(new_trick) == self.k:
@@ -177,7 +182,7 @@ class Solver:
             return hi
         od = allc & ~hd
         lo = -(_SUIT_MARR[0][od & 63] + _SUIT_MARR[1][(od >> 6) & 63]
-               + _SUIT_MARR[2][(od >> 12) & 63] + _SUIT_MARR[3][od >> 18])
+               + _SUIT_MARR[2][(od >> 12) & 63] + _SUIT_MARR[3][od >> 18]) * self.def_marr
         if lo >= beta:
             return lo
         if k == 3:
@@ -235,7 +240,7 @@ class Solver:
             hands[turn] = h & ~bit
             if mv & 256:
                 su = c // 6
-                gain = MARRIAGE_VALUES[su] if maxi else -MARRIAGE_VALUES[su]
+                gain = MARRIAGE_VALUES[su] if maxi else -MARRIAGE_VALUES[su] * self.def_marr
                 v = gain + self._follow(nxt, 1, su, c, turn, POINTS[c], su, won,
                                         alpha - gain, beta - gain)
             else:

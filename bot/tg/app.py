@@ -35,7 +35,8 @@ log = logging.getLogger(__name__)
 if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
     sys.modules["sniffio"] = None  # type: ignore[assignment]
 
-MENU = ("newgame", "score", "rules", "table", "lang", "help", "leave", "stop")
+MENU = ("newgame", "score", "export", "rules", "table", "lang", "help", "stats", "top", "leave",
+        "stop")
 
 
 class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):

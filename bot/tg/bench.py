@@ -122,15 +122,15 @@ async def _people(conn: multiprocessing.connection.Connection, games: int, press
             """The newest message offering buttons of a newer version (or the game's end)."""
             messages = server.chat(uid).bot_messages()
             for msg in reversed(messages[-3:]):
-                datas = [b.callback_data for b in msg.all_buttons if b.callback_data]
+                datas = [b.callback_data for b in msg.all_buttons  # moves, not 💡/🔍
+                         if b.callback_data and ":a:" in b.callback_data]
                 if not datas:
                     continue
                 parts = datas[0].split(":")
                 g, v = int(parts[0][1:]), int(parts[1])
                 if g != game or v > pressed:
                     return msg.message_id, rng.choice(datas), g, v
-            last = messages[-1] if messages else None
-            if last is not None and "🏆" in (last.text or ""):
+            if any("🏆" in (m.text or "") for m in messages[-4:]):  # the game is over
                 return (-1, "", -1, -1)
             return None
 

@@ -52,10 +52,14 @@ SET: Final = "r"  # arg: "<rule index>.<option index>"
 REMATCH: Final = "rm"  # the final sheet: the same seats and rules again
 NEW_TABLE: Final = "nt"  # the final sheet: a new lobby (or solo setup)
 FORCED: Final = "f"  # lobby: play a person's only legal action at once (arg "1"/"0")
+HINTS: Final = "hs"  # lobby: hints allowed at this table (arg "1"/"0")
+HINT: Final = "q"  # hand message: what the computer would play here, and why
+ANALYSE: Final = "z"  # a deal's summary: the open-card analysis (arg: the deal's number)
+PICTURES: Final = "pc"  # /score and the final sheet: the sheet and race pictures (any game)
 
 VERBS: Final = frozenset(
     {ACT, HAND, SCORE, JOIN, LEAVE, ADD_AI, DROP_AI, PLAYERS, PRESET, LEVEL, START, CANCEL, MENU,
-     SET, REMATCH, NEW_TABLE, FORCED}
+     SET, REMATCH, NEW_TABLE, FORCED, HINTS, HINT, ANALYSE, PICTURES}
 )
 
 _RE: Final = re.compile(r"g([1-9]\d{0,17}):(0|[1-9]\d{0,8}):([a-z]{1,2}):([a-z0-9._]{0,24})")
@@ -77,6 +81,10 @@ _ARG_RE: Final = {
     REMATCH: re.compile(r""),
     NEW_TABLE: re.compile(r""),
     FORCED: re.compile(r"[01]"),
+    HINTS: re.compile(r"[01]"),
+    HINT: re.compile(r""),
+    ANALYSE: re.compile(r"[1-9]\d{0,3}"),
+    PICTURES: re.compile(r""),
 }
 
 _PLAIN: Final = {"dk": DARK, "lt": LIGHT, "rd": REDEAL, "kp": KEEP, "ps": PASS, "cs": CONCEDE}

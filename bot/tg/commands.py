@@ -156,7 +156,8 @@ class CommandsRoom(RestoreRoom):
         s = self.session_of_chat(chat.id)
         if s is not None and s.state is not None:
             rows = [sheet_row(h) for h in s.state.history]
-            self.reply(chat.id, R.render_score(lang, rows, s.labels()))
+            self.reply(chat.id, R.render_score(lang, rows, s.labels()),
+                       R.pictures_keyboard(lang, s.game_id) if rows else ())
             return
         game = await self.storage.last_game(chat.id)
         if game is None or game.status == "lobby":
@@ -166,7 +167,8 @@ class CommandsRoom(RestoreRoom):
         rows = [json.loads(r.data) for r in sheet]
         labels = tuple(R.SeatLabel(x.name, x.computer) for x in seats_from_json(game.seats))
         title = t(lang, "score.finished" if game.status == "finished" else "score.stopped")
-        self.reply(chat.id, R.render_score(lang, rows, labels, title=title))
+        self.reply(chat.id, R.render_score(lang, rows, labels, title=title),
+                   R.pictures_keyboard(lang, game.game_id) if rows else ())
 
     async def rules_cmd(self, chat: ChatRef, user: UserRef | None, args: list[str]) -> None:
         lang = await self.chat_lang(chat, user)

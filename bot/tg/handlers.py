@@ -23,6 +23,7 @@ from telegram.ext import (
 )
 
 from bot.i18n import lang_of, t
+from bot.tg.ratings_room import show_stats, show_top
 from bot.tg.render import popup
 from bot.tg.service import Answer, ChatKind, ChatRef, GameService, Reply, UserRef, Where
 from storage import StorageError
@@ -135,6 +136,34 @@ async def on_stop(update: Update, context: Ctx) -> None:
         await service_of(context).stop(refs[0], refs[1])
 
 
+async def on_export(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        await service_of(context).export_cmd(refs[0], refs[1])
+
+
+async def on_document(update: Update, context: Ctx) -> None:
+    """A file in the private chat: the score sheet of the game record in it."""
+    refs = _refs(update)
+    msg = update.effective_message
+    if refs is None or msg is None or msg.document is None:
+        return
+    doc = msg.document
+    await service_of(context).record_file(refs[0], refs[1], doc.file_id, doc.file_size)
+
+
+async def on_stats(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        await show_stats(service_of(context), refs[0], refs[1])
+
+
+async def on_top(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        await show_top(service_of(context), refs[0], refs[1])
+
+
 async def on_private_text(update: Update, context: Ctx) -> None:
     """Any other private message: the person can now be written to; a short hint."""
     refs = _refs(update)
@@ -236,7 +265,8 @@ async def on_error(update: object, context: Ctx) -> None:
     log.error("error while handling an update", exc_info=context.error)
 
 
-COMMANDS = ("start", "newgame", "score", "rules", "help", "leave", "stop", "lang", "table")
+COMMANDS = ("start", "newgame", "score", "rules", "help", "leave", "stop", "lang", "table",
+            "export", "stats", "top")
 
 
 def add_handlers(app: AnyApp) -> None:
@@ -250,10 +280,15 @@ def add_handlers(app: AnyApp) -> None:
     app.add_handler(CommandHandler("stop", _guarded(on_stop), filters=msgs))
     app.add_handler(CommandHandler("lang", _guarded(on_lang), filters=msgs))
     app.add_handler(CommandHandler("table", _guarded(on_table), filters=msgs))
+    app.add_handler(CommandHandler("stats", _guarded(on_stats), filters=msgs))
+    app.add_handler(CommandHandler("top", _guarded(on_top), filters=msgs))
+    app.add_handler(CommandHandler("export", _guarded(on_export), filters=msgs))
     app.add_handler(MessageHandler(filters.COMMAND & msgs, _guarded(on_unknown_command)))
     app.add_handler(CallbackQueryHandler(on_callback))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    app.add_handler(MessageHandler(filters.ChatType.PRIVATE & msgs & filters.Document.ALL,
+                                   _guarded(on_document)))
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE & msgs & ~filters.COMMAND,
                                    _guarded(on_private_text)))
     app.add_error_handler(on_error)

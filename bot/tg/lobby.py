@@ -29,6 +29,7 @@ from bot.tg.model import (
     sheet_row,
     snapshot,
 )
+from bot.tg.ratings_room import record_later
 from bot.tg.session import (
     Answer,
     ChatKind,
@@ -55,7 +56,7 @@ class LobbyRoom(TableRoom):
 
     def lobby_info(self, s: Session) -> R.LobbyInfo:
         return R.LobbyInfo(s.game_id, s.lobby_rev, s.rules, s.labels(), s.level, s.note, s.page,
-                           s.forced)
+                           s.forced, bool(s.ids.get("hints", False)))
 
     def show_lobby(self, s: Session) -> None:
         info = self.lobby_info(s)
@@ -170,7 +171,7 @@ class LobbyRoom(TableRoom):
         if not manager:
             return Answer(t(lang, "popup.only_creator"))
         if c.version != s.lobby_rev and verb in (cb.SET, cb.PLAYERS, cb.PRESET, cb.LEVEL,
-                                                 cb.FORCED):
+                                                 cb.FORCED, cb.HINTS):
             return Answer(t(lang, "popup.stale"))
         if verb == cb.ADD_AI:
             if len(s.seats) >= s.rules.players:
@@ -197,6 +198,10 @@ class LobbyRoom(TableRoom):
             return await self._lobby_saved(s)
         if verb == cb.FORCED:  # a table setting (not a rule): kept with the message ids
             s.ids["forced"] = c.arg == "1"
+            self._save_ids(s, 0.0)
+            return await self._lobby_saved(s)
+        if verb == cb.HINTS:  # a table setting too: 💡 on the hand messages
+            s.ids["hints"] = c.arg == "1"
             self._save_ids(s, 0.0)
             return await self._lobby_saved(s)
         if verb == cb.PLAYERS:
@@ -326,12 +331,17 @@ class LobbyRoom(TableRoom):
 
     def _game_over(self, s: Session) -> None:
         """The final score sheet with "Rematch" and "New table" buttons, in the game's
-        chat (a group, or the private chat of a solo game)."""
+        chat (a group, or the private chat of a solo game), then its pictures."""
         st = s.state
         assert st is not None
         rows = [sheet_row(h) for h in st.history]
         self.reply(s.chat_id, R.render_game_end(s.lang, s.game_id, rows, s.labels(), st.winner),
                    R.end_keyboard(s.lang, s.game_id))
+        self._pictures_after_end(s, rows)
+        record_later(self, s)  # the players' records and ratings (ratings_room.py)
+
+    def _pictures_after_end(self, s: Session, rows: list[dict[str, Any]]) -> None:
+        """The pictures of the game after its final sheet (the media room draws them)."""
 
     async def end_press(self, c: cb.Callback, user: UserRef, where: Where) -> Answer:
         """"Rematch" (the same seats and rules, the next dealer) or "New table" pressed on

@@ -7,6 +7,9 @@
   changes becomes one edit (coalescing).
 * An edit that would not change the message (same text and buttons as last sent) is never
   made, so Telegram never answers "message is not modified".
+* ``send_photo`` and ``send_document`` queue an upload (sendPhoto / sendDocument of bytes
+  already made — render pictures in a worker thread before): a one-off request of the reply
+  class, so in a group it is paced like a new message and counts against the budget.
 * ``delete`` queues a deleteMessage (an answered reminder); its errors are ignored.
 * Groups get at most ``group_per_minute`` requests in any 60 s (``GroupBudget``):
 
@@ -57,7 +60,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Protocol
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
@@ -85,6 +88,10 @@ class BotLike(Protocol):
                                 **kw: Any) -> Any: ...
 
     async def delete_message(self, chat_id: int, message_id: int, **kw: Any) -> Any: ...
+
+    async def send_photo(self, chat_id: int, photo: Any, **kw: Any) -> Any: ...
+
+    async def send_document(self, chat_id: int, document: Any, **kw: Any) -> Any: ...
 
 
 def markup(keyboard: Keyboard) -> InlineKeyboardMarkup | None:
@@ -160,6 +167,16 @@ class GroupBudget:
 SentHook = Callable[[int, str, bool], None]
 
 
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """A file to send as a new message: ``kind`` "photo" or "document"."""
+
+    kind: str
+    filename: str
+    data: bytes = field(repr=False)
+    caption: str = ""  # HTML
+
+
 @dataclass(eq=False, slots=True)
 class Slot:
     key: str
@@ -172,6 +189,7 @@ class Slot:
     probe: metrics.Probe | None = None
     tries: int = 0
     delete: bool = False  # a queued deleteMessage of ``message_id``
+    upload: Upload | None = None  # a queued sendPhoto / sendDocument (a one-off message)
 
     @property
     def fresh(self) -> bool:
@@ -248,6 +266,29 @@ class Outbox:
     def send(self, chat_id: int, content: Rendered, on_sent: SentHook | None = None) -> None:
         """A one-off message (a reply, a reminder)."""
         self.put(chat_id, f"once:{next(self._ids)}", content, final=True, on_sent=on_sent)
+
+    def send_photo(self, chat_id: int, filename: str, data: bytes, caption: str = "") -> None:
+        """A photo (PNG bytes) as a new message; paced like a reply in a group."""
+        self._upload(chat_id, Upload("photo", filename, data, caption))
+
+    def send_document(self, chat_id: int, filename: str, data: bytes,
+                      caption: str = "") -> None:
+        """A file as a new message; paced like a reply in a group."""
+        self._upload(chat_id, Upload("document", filename, data, caption))
+
+    def _upload(self, chat_id: int, upload: Upload) -> None:
+        if self.closed:
+            return
+        q = self._queue(chat_id)
+        key = f"upload:{next(self._ids)}"
+        content = Rendered(upload.caption)
+        q.slots[key] = Slot(key, want=content, want_digest=f"upload:{key}", final=True,
+                            upload=upload)
+        probe = metrics.current.get()
+        if probe is not None and not probe.done:
+            q.slots[key].probe = probe
+        q.dirty.append(key)
+        self._wake(q)
 
     def delete(self, chat_id: int, message_id: int) -> None:
         """Delete a message (an answered reminder) soon; errors are ignored.  In a group it
@@ -435,7 +476,11 @@ class Outbox:
         probe, slot.probe = slot.probe, None
         token = metrics.current.set(probe)
         try:
-            if slot.message_id is None:
+            if slot.upload is not None:
+                await self._send_upload(q.chat_id, slot.upload)
+                slot.message_id = -1  # sent: never retried as an edit
+                slot.sent = digest
+            elif slot.message_id is None:
                 msg = await self.bot.send_message(
                     chat_id=q.chat_id, text=content.text, parse_mode=ParseMode.HTML,
                     reply_markup=markup(content.keyboard), link_preview_options=NO_PREVIEW,
@@ -500,6 +545,14 @@ class Outbox:
                 self._done(q, slot, content)
         finally:
             metrics.current.reset(token)
+
+    async def _send_upload(self, chat_id: int, up: Upload) -> None:
+        caption = {"caption": up.caption, "parse_mode": ParseMode.HTML} if up.caption else {}
+        file = InputFile(up.data, filename=up.filename)
+        if up.kind == "photo":
+            await self.bot.send_photo(chat_id=chat_id, photo=file, **caption)
+        else:
+            await self.bot.send_document(chat_id=chat_id, document=file, **caption)
 
     def _again(self, q: ChatQueue, slot: Slot) -> None:
         if slot.key not in q.dirty:

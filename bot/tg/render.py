@@ -293,6 +293,7 @@ class LobbyInfo:
     note: str = ""  # an escaped line ("Борис — за столом") or ""
     page: str = ""  # "" the lobby, "m" sections, "s<k>" a section, "r<i>" a rule
     forced: bool = True  # a person's only legal action is played at once
+    hints: bool = False  # 💡 on the hand messages (a table setting, off by default)
 
 
 def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
@@ -333,7 +334,9 @@ def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
                         cb.encode(g, v, cb.PRESET, nxt_preset)),
                  Button(t(lang, "btn.settings"), _menu(g, v, "m"))))
     rows.append((Button(t(lang, "btn.forced_on" if info.forced else "btn.forced_off"),
-                        cb.encode(g, v, cb.FORCED, "0" if info.forced else "1")),))
+                        cb.encode(g, v, cb.FORCED, "0" if info.forced else "1")),
+                 Button(t(lang, "btn.hints_on" if info.hints else "btn.hints_off"),
+                        cb.encode(g, v, cb.HINTS, "0" if info.hints else "1"))))
     rows.append((Button(t(lang, "btn.start"), cb.encode(g, v, cb.START)),
                  Button(t(lang, "btn.cancel"), cb.encode(g, v, cb.CANCEL))))
     return Rendered(fit("\n".join(lines)), tuple(rows))
@@ -413,6 +416,7 @@ class TableInfo:
     seats: tuple[SeatLabel, ...]
     events: tuple[Event, ...] = ()  # events of the current deal
     solo: bool = False
+    hints: bool = False  # a 💡 button on the hand message (solo, or the table allows it)
 
 
 def _header(lang: str, v: TableView, seats: Sequence[SeatLabel]) -> list[str]:
@@ -574,6 +578,9 @@ def render_hand(lang: str, v: TableView, info: TableInfo) -> Rendered:
     if v.legal:
         prompt, rows = _actions(lang, v, info)
         lines.append(f"<b>{prompt}</b>")
+        if info.hints:
+            rows.append((Button(t(lang, "btn.hint"), cb.encode(info.game_id, v.version,
+                                                               cb.HINT)),))
     elif v.to_act >= 0:
         lines.append(t(lang, "hand.waiting", name=seat_name(info.seats, v.to_act)))
         if v.offers:  # four nines after the pass: a redeal may be asked out of turn
@@ -798,14 +805,19 @@ def _totals(totals: Sequence[int], seats: Sequence[SeatLabel]) -> str:
 
 
 def render_deal_end(lang: str, row: dict[str, Any], seats: Sequence[SeatLabel],
-                    *, stopped: bool = False) -> Rendered:
-    """What a table or hand message of a finished deal turns into (no buttons)."""
+                    *, stopped: bool = False, game_id: int = 0) -> Rendered:
+    """What a table or hand message of a finished deal turns into: with ``game_id``, a
+    deal that was played out gets a 🔍 button (its open-card analysis)."""
     lines = deal_summary(lang, row, seats)
     if row.get("winner", -1) >= 0:
         lines.append(t(lang, "summary.game_over"))
     if stopped:
         lines.append(t(lang, "game.stopped"))
-    return Rendered(fit("\n".join(lines)))
+    rows: Keyboard = ()
+    if game_id and row.get("outcome") in ("made", "failed") and row.get("declarer", -1) >= 0:
+        rows = ((Button(t(lang, "btn.analyse"),
+                        cb.encode(game_id, 0, cb.ANALYSE, str(row["n"]))),),)
+    return Rendered(fit("\n".join(lines)), rows)
 
 
 def render_stopped(lang: str, totals: Sequence[int], seats: Sequence[SeatLabel]) -> Rendered:
@@ -1061,3 +1073,8 @@ def end_keyboard(lang: str, game_id: int) -> Keyboard:
     """"Rematch" (the same seats and rules, the next dealer) and "New table"."""
     return ((Button(t(lang, "end.rematch"), cb.encode(game_id, 0, cb.REMATCH)),
              Button(t(lang, "end.new_table"), cb.encode(game_id, 0, cb.NEW_TABLE))),)
+
+
+def pictures_keyboard(lang: str, game_id: int) -> Keyboard:
+    """The "🖼" button under a score sheet: the sheet and the race to 1000 as pictures."""
+    return ((Button(t(lang, "pictures.button"), cb.encode(game_id, 0, cb.PICTURES)),),)

@@ -21,6 +21,7 @@ from bot.tg.model import (
     replay,
     seats_from_json,
 )
+from bot.tg.ratings_room import record_unrated
 from bot.tg.session import (
     CACHE_LIMIT,
     ChatKind,
@@ -48,6 +49,7 @@ class RestoreRoom(MembershipRoom):
         games = await self.storage.games_in_progress()
         for game in games:
             await self._restore_or_break(game)
+        await record_unrated(self)  # games that ended but were not counted (a crash)
         self._start_sweeper()
         return len(games)
 

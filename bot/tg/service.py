@@ -17,14 +17,16 @@ the computer seats are driven and the turn timer is armed.
 | ``lobby.py`` | lobbies, seats, rules menu, solo games, the start |
 | ``membership.py`` | blocked and returning people, the bot removed or added, migrations |
 | ``restore.py`` | start-up restore (or broken), shutdown, expiry of idle games |
+| ``ratings_room.py`` | players' records and ratings: a finished game counted once, /stats, /top |
 | ``commands.py`` | /start, /newgame, /score, /rules, /leave, /stop, … |
+| ``media.py`` | pictures of a game (the 🖼 button, the end of a game), /export, record files |
 """
 
 from __future__ import annotations
 
 from bot.engine.rules import rules_from_args
-from bot.tg.commands import CommandsRoom
 from bot.tg.lobby import fit_rules
+from bot.tg.media import MediaRoom
 from bot.tg.session import (
     Answer,
     ChatKind,
@@ -57,5 +59,5 @@ __all__ = [
 ]
 
 
-class GameService(CommandsRoom):
+class GameService(MediaRoom):
     """Every game of every chat (see the rooms above)."""

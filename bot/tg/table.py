@@ -23,6 +23,7 @@ from bot.i18n import esc, t
 from bot.tg import callbacks as cb
 from bot.tg import render as R
 from bot.tg.core import ServiceCore
+from bot.tg.hints import analysis_press, hint_press, hints_allowed
 from bot.tg.model import (
     BY_AUTO,
     BY_COMPUTER,
@@ -79,6 +80,8 @@ class TableRoom(ServiceCore):
             return Answer(t(lang, "guard.wrong_place"))
         if c.verb in (cb.REMATCH, cb.NEW_TABLE):  # on the final sheet of an ended game
             return await self.end_press(c, user, where)
+        if c.verb == cb.ANALYSE:  # a deal's summary, also after the game ended (hints.py)
+            return await analysis_press(self, c, user, where)
         s = self.sessions.get(c.game_id)
         if s is None:
             return Answer(t(lang, "popup.stale"))
@@ -86,6 +89,8 @@ class TableRoom(ServiceCore):
             log.info("press of %s on game %s from chat %s refused: not its place",
                      user.id, c.game_id, where.chat_id)
             return Answer(t(lang, "guard.wrong_place"))
+        if c.verb == cb.HINT:  # read-only, thought in the pool: the table does not wait
+            return await hint_press(self, s, c, user)
         async with s.lock:
             if self.sessions.get(c.game_id) is not s or not self._in_place(s, c, user, where):
                 return Answer(t(lang, "popup.stale"))
@@ -109,7 +114,7 @@ class TableRoom(ServiceCore):
         in the presser's own private chat; lobby and table buttons in the game's chat."""
         if where.chat_id is None:
             return False
-        if c.verb == cb.ACT:
+        if c.verb in (cb.ACT, cb.HINT):
             return where.chat_id == user.id
         return where.chat_id == s.chat_id
 
@@ -230,7 +235,8 @@ class TableRoom(ServiceCore):
         return self.clock() + self.turn_timeout
 
     def info(self, s: Session, deal: int) -> R.TableInfo:
-        return R.TableInfo(s.game_id, s.labels(), tuple(s.events.get(deal, ())), s.solo)
+        return R.TableInfo(s.game_id, s.labels(), tuple(s.events.get(deal, ())), s.solo,
+                           hints_allowed(s))
 
     def refresh(self, s: Session) -> None:
         """Hand the current messages of ``s`` to the outbox (finishing an ended deal's)."""
@@ -283,7 +289,8 @@ class TableRoom(ServiceCore):
         if res is None:  # the deal did not end (a stopped game)
             content = R.render_stopped(s.lang, st.totals, labels)
         else:
-            content = R.render_deal_end(s.lang, sheet_row(res), labels, stopped=stopped)
+            content = R.render_deal_end(s.lang, sheet_row(res), labels, stopped=stopped,
+                                        game_id=s.game_id)
         if not s.solo:
             self._put_table(s, deal, content, final=True)
         for seat, who in enumerate(s.seats):
@@ -293,7 +300,8 @@ class TableRoom(ServiceCore):
             if res is None:
                 c = R.render_stopped(lang, st.totals, labels)
             else:
-                c = R.render_deal_end(lang, sheet_row(res), labels, stopped=stopped)
+                c = R.render_deal_end(lang, sheet_row(res), labels, stopped=stopped,
+                                      game_id=s.game_id)
             self._put_hand(s, seat, deal, c, final=True)
         s.events = {k: v for k, v in s.events.items() if k > deal}
 

@@ -88,8 +88,8 @@ async def test_command_menu_and_help_in_two_languages(server: FakeTelegramServer
     async with running(server, db) as app:
         for lang in ("ru", "en", ""):
             names = [c["command"] for c in server.commands(language_code=lang)]
-            assert names == ["newgame", "score", "rules", "table", "lang", "help", "leave",
-                             "stop"], lang
+            assert names == ["newgame", "score", "export", "rules", "table", "lang", "help",
+                             "stats", "top", "leave", "stop"], lang
         assert server.commands(language_code="en")[0]["description"] == "New game"
         assert server.commands(language_code="ru")[0]["description"] == "Новая партия"
         await start_private(server, anna, john)

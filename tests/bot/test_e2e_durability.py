@@ -28,7 +28,7 @@ from tests.bot.helpers import (
     start_private,
     txt,
 )
-from tests.bot.test_e2e_restart import _bot_process, changed
+from tests.bot.test_e2e_restart import _bot_process, _moves, changed
 from tests.fakeapi import FakeTelegramServer, FakeUser
 
 GROUP = -600100
@@ -316,8 +316,8 @@ async def test_killed_at_any_moment_each_deal_is_posted_once(
             for _ in range(rng.randint(3, 25)):
                 msg = await server.wait_for(
                     lambda: next((m for m in reversed(server.chat(vera).bot_messages())
-                                  if m.buttons), None), 20, what="a button")
-                data = msg.all_buttons[0].callback_data
+                                  if _moves(m)), None), 20, what="a button")
+                data = _moves(msg)[0]
                 assert data is not None
                 answer = await server.press(vera, vera, msg.message_id, data, timeout=10)
                 assert answer is not None
@@ -341,6 +341,8 @@ async def test_killed_at_any_moment_each_deal_is_posted_once(
         head = re.search(r"Кон (\d+)", txt(m))
         if head:
             deals[head.group(1)] = deals.get(head.group(1), 0) + 1
+    print(f"kills: {kills}, deals seen: {len(deals)}, messages per deal: "
+          f"{sorted(set(deals.values()))}, 'not modified': {len(server.not_modified)}")
     assert deals and all(n == 1 for n in deals.values()), deals
     server.assert_clean(allow_not_modified=True)
     assert len(server.not_modified) <= kills

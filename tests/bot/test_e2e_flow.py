@@ -63,6 +63,7 @@ async def test_group_commands_are_answered_within_a_second(
             in_window = server.max_in_window(GROUP)
             times.append(await _answer_time(server, anna, GROUP, command))
             assert in_window < 20
+        print(f"group command answer times (s): {[round(x, 3) for x in times]}")
         assert max(times) < 1.0, times
         assert server.max_in_window(GROUP) <= 20 and not server.rate_limited
         await server.send_text(anna, GROUP, "/stop")

@@ -61,6 +61,16 @@ class FakeBot:
         await self._step("delete", chat_id, str(message_id))
         return True
 
+    async def send_photo(self, chat_id: int, photo: Any, **kw: Any) -> Msg:
+        await self._step("photo", chat_id, str(photo.filename))
+        self.next_id += 1
+        return Msg(self.next_id)
+
+    async def send_document(self, chat_id: int, document: Any, **kw: Any) -> Msg:
+        await self._step("document", chat_id, str(document.filename))
+        self.next_id += 1
+        return Msg(self.next_id)
+
 
 def r(text: str) -> Rendered:
     return Rendered(text, ((Button("b", "g1:1:h:"),),))
@@ -177,6 +187,27 @@ def test_replies_go_at_once_while_the_minute_has_room_and_the_21st_waits() -> No
         assert [c[2] for c in bot.calls] == [f"reply {i}" for i in range(21)]
         assert bot.times[:20] == [0.0] * 20  # all twenty at once
         assert 60.0 <= bot.times[20] <= 60.1  # the 21st when the first leaves the window
+
+    run_virtual(main)
+
+
+def test_photos_and_documents_are_paced_like_replies() -> None:
+    async def main() -> None:
+        bot = FakeBot()
+        out = Outbox(bot, group_per_minute=20)
+        out.put(GROUP, "table", r("table 0"))
+        await out.idle(600)
+        for i in range(1, 4):
+            out.put(GROUP, "table", r(f"table {i}"))
+        for i in range(19):
+            out.send_photo(GROUP, f"p{i}.png", b"png", caption="<b>x</b>")
+        out.send_document(GROUP, "game.json", b"{}")
+        await out.idle(600)
+        kinds = [c[0] for c in bot.calls]
+        assert kinds[:20] == ["send"] + ["photo"] * 19  # uploads go before the waiting edit
+        assert kinds.count("document") == 1 and bot.calls[-1][0].startswith("edit")
+        assert bot.times[19] == 0.0 and bot.times[20] >= 60.0  # the 21st request waits
+        assert not out.queues[GROUP].slots.keys() - {"table"}  # one-off slots forgotten
 
     run_virtual(main)
 

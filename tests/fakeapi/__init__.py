@@ -16,6 +16,7 @@ from tests.fakeapi.server import (
     MessageVersion,
     PressedQuery,
     RecordedRequest,
+    StoredFile,
 )
 from tests.fakeapi.spec import BotApiSpec, check_request, default_spec
 
@@ -34,6 +35,7 @@ __all__ = [
     "MessageVersion",
     "PressedQuery",
     "RecordedRequest",
+    "StoredFile",
     "check_request",
     "connect",
     "default_spec",

@@ -46,6 +46,15 @@ Simulated people (async):
     click(user, message, text=None, *, contains=None, data=None, predicate=None, timeout=None)
         -> CallbackAnswer | None        # finds the button, then press()
     FakeUser.send(text, chat=None) / FakeUser.click(message, text, ...) - the same, from a user
+    send_document(user, chat, data, file_name="file.json", *, mime_type="application/json",
+                  caption=None) -> FakeMessage   # a file message; the bot can getFile it
+
+Files: every photo / document the bot uploads and every file a user sends is a StoredFile
+    (file_id, file_unique_id, data, file_path, file_name, mime_type, width, height) in
+    ``files`` (by file_id); getFile gives its file_path and ``GET /file/bot<token>/<path>``
+    its bytes (``downloads`` lists the paths fetched).  store_file(data, folder, ...) adds one.
+    photos(chat) / documents(chat) -> list[FakeMessage] (.photo / .document: the StoredFile,
+    .caption); a photo must be a PNG here (its size is read from the header).
 
 Looking at the state:
     chat(ref) -> FakeChat   (ref: FakeChat | FakeUser | int; a user means their private chat)
@@ -75,7 +84,8 @@ first four.
 Implemented methods: getMe, logOut, close, getUpdates (long polling: offset, limit, timeout,
 allowed_updates; a newer getUpdates ends an older one with 409), deleteWebhook, getWebhookInfo,
 setMyCommands, getMyCommands, deleteMyCommands, setMyName/Description/ShortDescription and their
-getters, sendMessage, editMessageText, editMessageReplyMarkup, deleteMessage,
+getters, sendMessage, sendPhoto, sendDocument (multipart uploads as PTB sends them, or the
+file_id of a stored file), getFile, editMessageText, editMessageReplyMarkup, deleteMessage,
 answerCallbackQuery, getChat, getChatMember, getChatAdministrators, pinChatMessage,
 unpinChatMessage, sendChatAction, leaveChat.  Any other method known to the spec is answered 400
 and recorded as a violation ("not implemented by the fake server"); an unknown method gets 404
@@ -132,6 +142,7 @@ __all__ = [
     "MessageVersion",
     "PressedQuery",
     "RecordedRequest",
+    "StoredFile",
 ]
 
 T = TypeVar("T")
@@ -139,7 +150,12 @@ GROUP_ANONYMOUS_BOT = 1087968824  # the sender of anonymous admins' messages
 JSONDict = dict[str, Any]
 
 DEFAULT_TOKEN: Final = "7000000001:AAHfakeTokenForThousandBotTests000000"
-MESSAGE_METHODS: Final = ("sendMessage", "editMessageText", "editMessageReplyMarkup")
+MESSAGE_METHODS: Final = (
+    "sendMessage", "editMessageText", "editMessageReplyMarkup", "sendPhoto", "sendDocument",
+)
+PHOTO_LIMIT: Final = 10 * 1024 * 1024  # bytes of an uploaded photo
+DOCUMENT_LIMIT: Final = 50 * 1024 * 1024  # bytes of a document a bot uploads
+DOWNLOAD_LIMIT: Final = 20 * 1024 * 1024  # getFile refuses bigger files ("file is too big")
 
 NOT_MODIFIED: Final = (
     "Bad Request: message is not modified: specified new message content and reply markup are "
@@ -274,6 +290,45 @@ class RecordedRequest:
 
 
 @dataclass(eq=False)
+class StoredFile:
+    """A file the server holds: uploaded by the bot (a photo, a document) or sent by a
+    simulated user; downloadable at ``/file/bot<token>/<path>`` after getFile."""
+
+    file_id: str
+    file_unique_id: str
+    data: bytes = field(repr=False)
+    file_path: str
+    file_name: str | None = None
+    mime_type: str | None = None
+    width: int = 0
+    height: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    def photo_sizes(self) -> list[JSONDict]:
+        return [{"file_id": self.file_id, "file_unique_id": self.file_unique_id,
+                 "width": self.width, "height": self.height, "file_size": self.size}]
+
+    def document(self) -> JSONDict:
+        data: JSONDict = {"file_id": self.file_id, "file_unique_id": self.file_unique_id,
+                          "file_size": self.size}
+        if self.file_name:
+            data["file_name"] = self.file_name
+        if self.mime_type:
+            data["mime_type"] = self.mime_type
+        return data
+
+
+def png_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height of a PNG (from its IHDR chunk), None for anything else."""
+    if len(data) < 24 or not data.startswith(b"\x89PNG\r\n\x1a\n") or data[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+@dataclass(eq=False)
 class FakeUser:
     """A simulated Telegram user."""
 
@@ -365,6 +420,9 @@ class FakeMessage:
     history: list[MessageVersion] = field(default_factory=list, repr=False)
     deleted: bool = False
     pinned: bool = False
+    caption: str | None = None
+    photo: StoredFile | None = field(default=None, repr=False)
+    document: StoredFile | None = field(default=None, repr=False)
 
     @property
     def sender_id(self) -> int:
@@ -458,6 +516,14 @@ class FakeMessage:
             data["text"] = self.text
             if self.entities:
                 data["entities"] = [dict(e) for e in self.entities]
+        if self.photo is not None:
+            data["photo"] = self.photo.photo_sizes()
+        if self.document is not None:
+            data["document"] = self.document.document()
+        if self.caption is not None:
+            data["caption"] = self.caption
+            if self.entities:
+                data["caption_entities"] = [dict(e) for e in self.entities]
         data.update(self.service)
         if self.reply_markup:
             data["reply_markup"] = json.loads(json.dumps(self.reply_markup))
@@ -516,6 +582,16 @@ class FakeChat:
     def last_bot_message(self) -> FakeMessage | None:
         messages = self.bot_messages()
         return messages[-1] if messages else None
+
+    def bot_photos(self) -> list[FakeMessage]:
+        """Photos the bot sent in this chat (not deleted), oldest first."""
+        return [m for _, m in sorted(self.messages.items())
+                if m.from_bot and not m.deleted and m.photo is not None]
+
+    def bot_documents(self) -> list[FakeMessage]:
+        """Documents the bot sent in this chat (not deleted), oldest first."""
+        return [m for _, m in sorted(self.messages.items())
+                if m.from_bot and not m.deleted and m.document is not None]
 
 
 ChatRef = FakeChat | FakeUser | int
@@ -601,6 +677,10 @@ class FakeTelegramServer:
         self._poll_generation = 0
         self._query_ids = itertools.count(5_120_000_000_000_000_001)
         self._commands: dict[tuple[str, str], list[JSONDict]] = {}
+        self.files: dict[str, StoredFile] = {}  # by file_id
+        self._files_by_path: dict[str, StoredFile] = {}
+        self._file_ids = itertools.count(1)
+        self.downloads: list[str] = []  # file paths fetched from /file/bot<token>/
         self._bot_texts: dict[tuple[str, str], str] = {}
         self._changed = asyncio.Event()
         self._closing = False
@@ -622,6 +702,9 @@ class FakeTelegramServer:
             "setmyshortdescription": self._set_bot_text("short_description", "short_description"),
             "getmyshortdescription": self._get_bot_text("short_description", "short_description"),
             "sendmessage": self._send_message,
+            "sendphoto": self._send_photo,
+            "senddocument": self._send_document,
+            "getfile": self._get_file,
             "editmessagetext": self._edit_message_text,
             "editmessagereplymarkup": self._edit_message_reply_markup,
             "deletemessage": self._delete_message,
@@ -949,6 +1032,64 @@ class FakeTelegramServer:
         await asyncio.sleep(0)
         return message
 
+    async def send_document(
+        self,
+        user: UserRef,
+        chat: ChatRef | None,
+        data: bytes,
+        file_name: str = "file.json",
+        *,
+        mime_type: str | None = "application/json",
+        caption: str | None = None,
+    ) -> FakeMessage:
+        """``user`` sends a file to ``chat`` (their private chat if ``chat`` is the user or
+        None); the server stores it, so the bot can getFile and download it."""
+        person = self._user(user)
+        target = self.chat(chat if chat is not None else person)
+        if target.type == "private":
+            if target.id != person.id:
+                raise ValueError(f"user {person.id} can't write in the private chat {target.id}")
+            if person.blocked:
+                self.unblock(person)
+            person.started = True
+        elif person.id not in target.member_ids:
+            raise ValueError(f"user {person.id} is not a member of chat {target.id}")
+        stored = self.store_file(data, "documents", file_name=file_name, mime_type=mime_type)
+        message = self._new_message(
+            target,
+            sender=person.to_api(),
+            from_bot=False,
+            entities=_detect_entities(caption) if caption else [],
+        )
+        message.caption = caption
+        message.document = stored
+        if self._delivers(target, message):
+            self._enqueue("message", message.to_api())
+        await asyncio.sleep(0)
+        return message
+
+    def store_file(self, data: bytes, folder: str, *, file_name: str | None = None,
+                   mime_type: str | None = None) -> StoredFile:
+        """Keep ``data`` as a new file (ids and a download path like Telegram's)."""
+        number = next(self._file_ids)
+        suffix = ""
+        if file_name and "." in file_name:
+            suffix = "." + file_name.rsplit(".", 1)[1][:8]
+        size = png_size(data) if folder == "photos" else None
+        stored = StoredFile(
+            file_id=f"BQACAgIAAxkBAAI{number:08d}",
+            file_unique_id=f"AgAD{number:06d}",
+            data=bytes(data),
+            file_path=f"{folder}/file_{number}{suffix or ('.jpg' if folder == 'photos' else '')}",
+            file_name=file_name,
+            mime_type=mime_type,
+            width=size[0] if size else 0,
+            height=size[1] if size else 0,
+        )
+        self.files[stored.file_id] = stored
+        self._files_by_path[stored.file_path] = stored
+        return stored
+
     def press_inline(self, user: UserRef, inline_message_id: str,
                      callback_data: str) -> PressedQuery:
         """A press on a message sent through inline mode: the update has
@@ -1101,6 +1242,14 @@ class FakeTelegramServer:
 
     def bot_messages(self, chat: ChatRef) -> list[FakeMessage]:
         return self.chat(chat).bot_messages()
+
+    def photos(self, chat: ChatRef) -> list[FakeMessage]:
+        """The photos the bot sent to ``chat`` (``message.photo.data``: the file's bytes)."""
+        return self.chat(chat).bot_photos()
+
+    def documents(self, chat: ChatRef) -> list[FakeMessage]:
+        """The documents the bot sent to ``chat`` (``message.document.data``: the bytes)."""
+        return self.chat(chat).bot_documents()
 
     def calls(
         self, method: str | None = None, chat: ChatRef | None = None
@@ -1359,9 +1508,17 @@ class FakeTelegramServer:
     # internals: HTTP
 
     async def _handle_file(self, request: web.Request) -> web.StreamResponse:
-        return web.json_response(
-            {"ok": False, "error_code": 404, "description": "Not Found"}, status=404
-        )
+        """``GET /file/bot<token>/<file_path>``: the bytes of a file after getFile."""
+        stored = self._files_by_path.get(request.match_info["path"])
+        if (request.match_info["prefix"] != f"bot{self.token}" or request.method != "GET"
+                or stored is None):
+            return web.json_response(
+                {"ok": False, "error_code": 404, "description": "Not Found"}, status=404
+            )
+        self.downloads.append(stored.file_path)
+        self._notify()
+        return web.Response(body=stored.data,
+                            content_type=stored.mime_type or "application/octet-stream")
 
     async def _read_params(self, request: web.Request) -> dict[str, object]:
         params: dict[str, object] = dict(request.query)
@@ -1379,8 +1536,9 @@ class FakeTelegramServer:
             form = await request.post()
             for key, value in form.items():
                 if isinstance(value, web.FileField):
-                    size = len(value.file.read())
-                    params[key] = UploadedFile(value.filename, value.content_type, size)
+                    data = value.file.read()
+                    params[key] = UploadedFile(value.filename, value.content_type, len(data),
+                                               data)
                 elif isinstance(value, bytes):
                     params[key] = value.decode("utf-8", "replace")
                 else:
@@ -1663,6 +1821,69 @@ class FakeTelegramServer:
             reply_to=reply_to,
         )
         return message.to_api()
+
+    def _upload(self, params: JSONDict, key: str, folder: str, limit: int) -> StoredFile:
+        """The file of an upload parameter: a multipart part, or the file_id of a stored
+        file (a URL is not fetched by the fake server)."""
+        value = params.get(key)
+        if isinstance(value, UploadedFile):
+            if value.size == 0:
+                raise ApiError(400, "Bad Request: file must be non-empty")
+            if value.size > limit:
+                raise ApiError(400, "Bad Request: file is too big")
+            if folder == "photos" and png_size(value.data) is None:
+                raise ApiError(400, "Bad Request: IMAGE_PROCESS_FAILED")
+            return self.store_file(value.data, folder, file_name=value.filename,
+                                   mime_type=value.content_type)
+        if isinstance(value, str) and value in self.files:
+            return self.files[value]
+        if isinstance(value, str) and value.startswith(("http://", "https://")):
+            raise ApiError(400, "Bad Request: URLs are not supported by the fake server")
+        raise ApiError(400, "Bad Request: wrong file identifier/HTTP URL specified")
+
+    def _send_media(self, params: JSONDict, rec: RecordedRequest, kind: str) -> JSONDict:
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=True)
+        self._rate_check(chat, rec)
+        caption: FormattedText | None = None
+        if isinstance(params.get("caption"), str) and params["caption"]:
+            caption = self._format(params, text_key="caption")
+            if len(caption.text) > 1024:
+                raise ApiError(400, "Bad Request: message caption is too long")
+        if kind == "photo":
+            stored = self._upload(params, "photo", "photos", PHOTO_LIMIT)
+        else:
+            stored = self._upload(params, "document", "documents", DOCUMENT_LIMIT)
+        mode = params.get("parse_mode")
+        message = self._new_message(
+            chat,
+            sender=self.bot_user,
+            from_bot=True,
+            entities=caption.entities if caption else [],
+            source_text=params.get("caption") if caption else None,
+            parse_mode=mode if isinstance(mode, str) else None,
+            reply_markup=_inline_markup(params.get("reply_markup")),
+        )
+        message.caption = caption.text if caption else None
+        if kind == "photo":
+            message.photo = stored
+        else:
+            message.document = stored
+        return message.to_api()
+
+    async def _send_photo(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        return self._send_media(params, rec, "photo")
+
+    async def _send_document(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        return self._send_media(params, rec, "document")
+
+    async def _get_file(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        stored = self.files.get(str(params.get("file_id")))
+        if stored is None:
+            raise ApiError(400, "Bad Request: invalid file_id")
+        if stored.size > DOWNLOAD_LIMIT:
+            raise ApiError(400, "Bad Request: file is too big")
+        return {"file_id": stored.file_id, "file_unique_id": stored.file_unique_id,
+                "file_size": stored.size, "file_path": stored.file_path}
 
     def _editable(self, params: JSONDict, rec: RecordedRequest) -> FakeMessage:
         if "inline_message_id" in params:

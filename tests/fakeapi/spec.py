@@ -33,7 +33,7 @@ import functools
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,7 @@ class UploadedFile:
     filename: str | None
     content_type: str | None
     size: int
+    data: bytes = field(default=b"", repr=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from storage import (
     ActiveGameConflict,
     LobbyCodeTaken,
     SchemaTooNew,
+    SeatResult,
     Storage,
     StorageBusy,
     StorageDiskError,
@@ -313,7 +314,7 @@ async def test_migration_2_keeps_every_game_and_its_log(tmp_path: Path) -> None:
         pass
     v1_database(path)
     async with Storage.open(path) as store:
-        assert (await store.pragmas()).user_version == SCHEMA_VERSION == 2
+        assert (await store.pragmas()).user_version == SCHEMA_VERSION == 3
         done, playing, lobby = [await store.get_game(i) or pytest.fail() for i in (1, 2, 7)]
         assert (done.status, done.version, done.human_moved, done.reason) == (
             "finished",
@@ -551,3 +552,21 @@ async def test_a_failing_statement_leaves_no_transaction(
     assert (await store.get_game(game_id) or pytest.fail()).version == 0
     await store._db.execute("DROP TRIGGER fail")
     assert await store.append_action(game_id, 0, "{}", "{}", deadline=None) == 1
+
+
+async def test_migration_3_leaves_the_finished_games_to_be_counted(tmp_path: Path) -> None:
+    """The stats tables come empty; a game finished before them is unrated, so the bot
+    counts it at its next start-up (``bot.tg.ratings_room.record_unrated``)."""
+    path = tmp_path / "v2.sqlite3"
+    async with Storage.open(path, migrations=MIGRATIONS[:1]):
+        pass
+    v1_database(path)
+    async with Storage.open(path, migrations=MIGRATIONS[:2]) as store:
+        assert (await store.pragmas()).user_version == 2
+    async with Storage.open(path) as store:
+        assert (await store.pragmas()).user_version == 3
+        assert [g.game_id for g in await store.unrated_games()] == [1]
+        assert await store.player_stats("u:1") is None
+        assert await store.record_game_result(
+            1, [SeatResult(0, "u:1", 1, True), SeatResult(1, "ai:hard", 2, False)])
+        assert await store.unrated_games() == []
