@@ -10,7 +10,8 @@ USAGE = """usage: python -m bot [COMMAND]
   replay FILE [--json]         print the score sheet of a game record
   play [--seed N] [--save F]   play a game in the terminal against two computer players
   bench engine [...]           engine speed: random deals and legal-move steps per second
-  bench bot [--games N]        the bot's overhead against the fake Bot API server
+  bench bot [--games N]        the bot's overhead against the fake Bot API server, and a
+                               bare PTB bot's (the floor) [--profile FILE] [--no-floor]
   bench hints [--games N]      time of a hint and of a deal's analysis (median, p95)
   bench pictures [--deals N]   milliseconds to draw the score-sheet and race pictures
   arena --a L --b L [...]      computer players against each other on duplicate deals

@@ -19,15 +19,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
 import logging
 import multiprocessing
 import multiprocessing.connection
+import pstats
 import random
 import resource
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +172,9 @@ async def _people(conn: multiprocessing.connection.Connection, games: int, press
                 game, pressed = g, v
                 if think:
                     await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                shown_now = server.message(uid, message_id)
+                if shown_now.deleted or not shown_now.find_buttons(data=data):
+                    continue  # the message changed while the person looked: look again
                 edits = server.message(uid, message_id).edit_count
                 count = len(server.chat(uid).bot_messages())
                 q: PressedQuery = server.press_nowait(user, uid, message_id, data)
@@ -185,9 +192,11 @@ async def _people(conn: multiprocessing.connection.Connection, games: int, press
 
         started = loop.time()
         cpu0 = time.process_time()
+        first = len(server.requests)  # the bot's setup (getMe, setMyCommands) is not counted
         await asyncio.gather(*(person(i) for i in range(games)))
         elapsed = loop.time() - started
         cpu = time.process_time() - cpu0
+        kinds = Counter(r.method for r in server.requests[first:])
         conn.send({
             "elapsed": elapsed,
             "cpu": cpu,
@@ -196,6 +205,7 @@ async def _people(conn: multiprocessing.connection.Connection, games: int, press
             "shown_p50": _percentile(shown, 0.5),
             "shown_p95": _percentile(shown, 0.95),
             "requests": len(server.requests),
+            "kinds": dict(kinds),
             "violations": len(server.violations),
             "not_modified": len(server.not_modified),
             "errors": len(server.errors),
@@ -207,9 +217,62 @@ async def _people(conn: multiprocessing.connection.Connection, games: int, press
 # ---------------------------------------------------------------------------- the bot
 
 
-async def _run(args: argparse.Namespace) -> int:
-    from bot.tg.app import build_application
+@dataclass
+class Phase:
+    """One bot against its own fake server and simulated people."""
 
+    name: str
+    result: dict[str, Any]
+    metrics: M.Metrics
+    elapsed: float
+    cpu: float  # the whole process (every thread: the event loop's, aiosqlite's, ...)
+    main_cpu: float  # the main thread only (the event loop)
+
+    @property
+    def updates(self) -> int:
+        return max(1, self.metrics.updates)
+
+    @property
+    def cpu_per_update(self) -> float:
+        return self.cpu / self.updates
+
+    def bot_requests(self) -> dict[str, int]:
+        """Requests by kind, getUpdates left out, most frequent first."""
+        kinds: dict[str, int] = self.result["kinds"]
+        return dict(sorted(((k, n) for k, n in kinds.items() if k != "getUpdates"),
+                           key=lambda kn: (-kn[1], kn[0])))
+
+    def ok(self) -> bool:
+        return bool(self.result["violations"] == 0 and self.result["timeouts"] == 0)
+
+
+AppFactory = Callable[[str, str, M.Metrics, Path], Any]
+
+
+def _project_app(args: argparse.Namespace) -> AppFactory:
+    def make(token: str, base_url: str, metrics: M.Metrics, tmp: Path) -> Any:
+        from bot.tg.app import build_application
+
+        settings = load_settings(
+            telegram_bot_token=token, telegram_api_url=base_url,
+            database_path=str(tmp / "bench.sqlite3"),
+            computer_move_delay=args.computer_delay,
+            computer_level=args.level, messages_per_second=args.messages_per_second,
+            log_level="WARNING")
+        return build_application(settings, metrics=metrics, rng=random.Random(args.seed))
+
+    return make
+
+
+def _floor_app(token: str, base_url: str, metrics: M.Metrics, tmp: Path) -> Any:
+    from bot.tg.floor import build_floor
+
+    return build_floor(token, base_url, metrics)
+
+
+async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
+                 profiler: cProfile.Profile | None = None) -> Phase | str:
+    """Runs one bot against a fresh child process; an error message if something failed."""
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe()
     proc = ctx.Process(target=_child, args=(child, args.games, args.presses, args.seconds,
@@ -219,31 +282,26 @@ async def _run(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     hello = await loop.run_in_executor(None, parent.recv)
     if "error" in hello:
-        print(f"bench bot: the fake server failed: {hello['error']}", file=sys.stderr)
-        return 1
+        return f"the fake server failed: {hello['error']}"
     metrics = M.Metrics()
     with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings(
-            telegram_bot_token=hello["token"], telegram_api_url=hello["base_url"],
-            database_path=str(Path(tmp) / "bench.sqlite3"),
-            computer_move_delay=args.computer_delay,
-            computer_level=args.level, messages_per_second=args.messages_per_second,
-            log_level="WARNING")
-        logging.basicConfig(level=logging.WARNING)
-        logging.getLogger("httpx").setLevel(logging.WARNING)
-        app = build_application(settings, metrics=metrics, rng=random.Random(args.seed))
+        app = make(hello["token"], hello["base_url"], metrics, Path(tmp))
         await app.initialize()
         assert app.updater is not None
         await app.updater.start_polling(poll_interval=0.0, timeout=1)
         await app.start()
         started = time.perf_counter()
-        cpu0 = time.process_time()
+        cpu0, main0 = time.process_time(), time.thread_time()
+        if profiler is not None:
+            profiler.enable()
         parent.send("go")
         try:
             result = await loop.run_in_executor(None, parent.recv)
         finally:
+            if profiler is not None:
+                profiler.disable()
             elapsed = time.perf_counter() - started
-            cpu = time.process_time() - cpu0
+            cpu, main_cpu = time.process_time() - cpu0, time.thread_time() - main0
             await app.updater.stop()
             await app.stop()
             await app.shutdown()
@@ -251,32 +309,85 @@ async def _run(args: argparse.Namespace) -> int:
         parent.send("bye")
     proc.join(10)
     if "error" in result:
-        print(f"bench bot: the simulated people failed: {result['error']}", file=sys.stderr)
-        return 1
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    lat = [x * 1000 for x in metrics.latencies]
-    limit = f"{args.messages_per_second:g}/s" if args.messages_per_second else "off"
-    print(f"bench bot: {args.games} solo games at once, {result['presses']} presses "
-          f"({result['games']} games finished) in {elapsed:.1f} s; people think "
-          f"{args.think:g} s on average, COMPUTER_MOVE_DELAY {args.computer_delay:g} s, "
-          f"computer level {args.level}, overall message limit {limit}")
+        return f"the simulated people failed: {result['error']}"
+    return Phase(name, result, metrics, elapsed, cpu, main_cpu)
+
+
+def _print_phase(p: Phase) -> None:
+    result = p.result
+    lat = [x * 1000 for x in p.metrics.latencies]
     print(f"  bot overhead per update (handed over -> first request out): "
           f"p50 {_percentile(lat, 0.5):.1f} ms, p95 {_percentile(lat, 0.95):.1f} ms "
           f"(max {max(lat, default=float('nan')):.1f} ms, {len(lat)} updates measured)")
-    print(f"  updates handled: {metrics.updates} = {metrics.updates / elapsed:.0f}/s; "
-          f"requests to the Bot API: {result['requests']}")
+    requests = p.bot_requests()
+    print(f"  updates handled: {p.metrics.updates} = {p.metrics.updates / p.elapsed:.0f}/s; "
+          f"requests to the Bot API: {sum(requests.values())} "
+          f"(+ {result['kinds'].get('getUpdates', 0)} getUpdates)")
+    print(f"  requests per update {sum(requests.values()) / p.updates:.2f}: "
+          + ", ".join(f"{k} {n / p.updates:.2f}" for k, n in requests.items()))
     print(f"  a press until its answer, seen by the person: p50 "
           f"{result['answer_p50'] * 1000:.1f} ms, p95 {result['answer_p95'] * 1000:.1f} ms")
     print(f"  a press until the message shows the move: p50 "
           f"{result['shown_p50'] * 1000:.1f} ms, p95 {result['shown_p95'] * 1000:.1f} ms")
-    print(f"  peak memory of the bot process: {peak_mb:.0f} MB; its CPU time {cpu:.1f} s "
-          f"({cpu / elapsed:.0%} of one core)")
+    print(f"  CPU time of the bot process {p.cpu:.1f} s ({p.cpu / p.elapsed:.0%} of one core) "
+          f"= {p.cpu_per_update * 1000:.2f} ms per update (main thread "
+          f"{p.main_cpu / p.updates * 1000:.2f} ms, other threads "
+          f"{(p.cpu - p.main_cpu) / p.updates * 1000:.2f} ms)")
     print(f"  (the fake server and the simulated people used {result['cpu']:.1f} s of CPU in "
           f"their own process: their view includes its delays)")
     print(f"  spec violations {result['violations']}, 'not modified' {result['not_modified']}, "
           f"error answers {result['errors']}, refused presses {result['refused']}, "
           f"stuck people {result['timeouts']}")
-    return 0 if result["violations"] == 0 and result["timeouts"] == 0 else 1
+
+
+def _print_profile(profiler: cProfile.Profile, path: str) -> None:
+    profiler.dump_stats(path)
+    for key, title in (("cumulative", "cumulative"), ("tottime", "total (own) time")):
+        print(f"\nprofile of the bot's phase (main thread only), top 25 by {title}; "
+              f"stats in {path}:")
+        stats = pstats.Stats(profiler, stream=sys.stdout)
+        stats.sort_stats(key).print_stats(25)
+
+
+async def _run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    run_started = time.perf_counter()
+    floor: Phase | None = None
+    if args.floor:
+        got = await _phase("floor", args, _floor_app)
+        if isinstance(got, str):
+            print(f"bench bot (floor): {got}", file=sys.stderr)
+            return 1
+        floor = got
+        print(f"floor: a bare python-telegram-bot bot (answers each press, edits its message), "
+              f"the same people: {floor.result['presses']} presses in {floor.elapsed:.1f} s")
+        _print_phase(floor)
+    profiler = cProfile.Profile() if args.profile else None
+    got = await _phase("bot", args, _project_app(args), profiler)
+    if isinstance(got, str):
+        print(f"bench bot: {got}", file=sys.stderr)
+        return 1
+    bot = got
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    limit = f"{args.messages_per_second:g}/s" if args.messages_per_second else "off"
+    result = bot.result
+    print(f"bench bot: {args.games} solo games at once, {result['presses']} presses "
+          f"({result['games']} games finished) in {bot.elapsed:.1f} s; people think "
+          f"{args.think:g} s on average, COMPUTER_MOVE_DELAY {args.computer_delay:g} s, "
+          f"computer level {args.level}, overall message limit {limit}"
+          + (" [under cProfile: CPU figures include its overhead]" if profiler else ""))
+    _print_phase(bot)
+    print(f"  peak memory of the bot process: {peak_mb:.0f} MB")
+    if floor is not None:
+        print(f"CPU per update: bot {bot.cpu_per_update * 1000:.2f} ms, floor "
+              f"{floor.cpu_per_update * 1000:.2f} ms = "
+              f"{bot.cpu_per_update / floor.cpu_per_update:.2f} × floor")
+    print(f"bench bot: the whole run took {time.perf_counter() - run_started:.0f} s")
+    if profiler is not None:
+        _print_profile(profiler, args.profile)
+    ok = bot.ok() and (floor is None or floor.ok())
+    return 0 if ok else 1
 
 
 def main(argv: list[str]) -> int:
@@ -301,5 +412,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--computer-delay", type=float, default=1.0,
                    help="COMPUTER_MOVE_DELAY (the bot's default 1 s; 0 for a stress test)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--no-floor", dest="floor", action="store_false",
+                   help="skip the floor (a bare python-telegram-bot bot driven the same way)")
+    p.add_argument("--profile", metavar="FILE",
+                   help="run the bot's phase under cProfile, write the stats to FILE and "
+                        "print the top 25 functions")
     args = p.parse_args(argv)
     return asyncio.run(_run(args))
