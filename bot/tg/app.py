@@ -39,11 +39,27 @@ MENU = ("newgame", "score", "export", "rules", "table", "lang", "help", "stats",
         "stop")
 
 
-class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
+class MeasuredApplication(Application[Any, Any, Any, Any, Any, Any]):
+    """An application whose updates carry the benchmark's probe (when ``metrics`` is set):
+    the bot's own and the bare floor bot's (``bot/tg/floor.py``) are measured alike."""
+
+    metrics: M.Metrics | None = None
+
+    async def process_update(self, update: object) -> None:
+        if self.metrics is None:
+            await super().process_update(update)
+            return
+        token = M.current.set(self.metrics.probe_for(update))
+        try:
+            await super().process_update(update)
+        finally:
+            M.current.reset(token)
+
+
+class ThousandApplication(MeasuredApplication):
     """Owns the storage, the outbox, the computer players and the game service."""
 
     settings: Settings
-    metrics: M.Metrics | None
     rng: random.Random | None
     storage: Storage | None
     service: GameService | None
@@ -81,16 +97,6 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
             await self.bot.set_my_commands(commands, scope=BotCommandScopeDefault())
         except TelegramError as e:
             log.warning("the command menu was not registered: %s", e)
-
-    async def process_update(self, update: object) -> None:
-        if self.metrics is None:
-            await super().process_update(update)
-            return
-        token = M.current.set(self.metrics.probe_for(update))
-        try:
-            await super().process_update(update)
-        finally:
-            M.current.reset(token)
 
     async def shutdown(self) -> None:
         service = self.service

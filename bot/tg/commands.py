@@ -231,10 +231,7 @@ class CommandsRoom(RestoreRoom):
                 return
             if s.status == "lobby":
                 await self.storage.cancel_lobby(s.game_id)
-                s.status = "stopped"
-                self._unregister(s)
-                self.outbox.put(s.chat_id, lobby_key(s.game_id),
-                                R.Rendered(t(s.lang, "lobby.cancelled")), final=True)
+                self._close_lobby(s, "lobby.cancelled")
                 return
             await self._stop(s)
         self.reply(chat.id, t(lang, "stop.done"))

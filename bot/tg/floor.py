@@ -15,11 +15,8 @@ least a button-driven game must do: the floor the project's cost is compared wit
 
 from __future__ import annotations
 
-from typing import Any
-
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import (
-    Application,
     ApplicationBuilder,
     CallbackQueryHandler,
     ContextTypes,
@@ -28,6 +25,7 @@ from telegram.ext import (
 )
 
 from bot.tg import metrics as M
+from bot.tg.app import MeasuredApplication, MeasuredRequest
 
 CARDS = ("9♠", "10♠", "J♥", "Q♥", "K♦", "A♦", "10♣", "A♣")
 
@@ -59,29 +57,13 @@ async def _press(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await query.edit_message_text(text(version), reply_markup=keyboard(version))
 
 
-class FloorApplication(Application[Any, Any, Any, Any, Any, Any]):
-    """Measures each update's overhead the way ``ThousandApplication`` does."""
-
-    metrics: M.Metrics | None = None
-
-    async def process_update(self, update: object) -> None:
-        if self.metrics is None:
-            await super().process_update(update)
-            return
-        token = M.current.set(self.metrics.probe_for(update))
-        try:
-            await super().process_update(update)
-        finally:
-            M.current.reset(token)
-
-
-def build_floor(token: str, base_url: str, metrics: M.Metrics) -> FloorApplication:
-    """The bare bot, pointed at ``base_url`` (the fake Bot API server's)."""
-    from bot.tg.app import MeasuredRequest
+def build_floor(token: str, base_url: str, metrics: M.Metrics) -> MeasuredApplication:
+    """The bare bot, pointed at ``base_url`` (the fake Bot API server's); its updates are
+    measured the way ``ThousandApplication``'s are (``MeasuredApplication``)."""
 
     app = (
         ApplicationBuilder()
-        .application_class(FloorApplication)
+        .application_class(MeasuredApplication)
         .token(token)
         .base_url(base_url)
         .concurrent_updates(256)
@@ -90,7 +72,7 @@ def build_floor(token: str, base_url: str, metrics: M.Metrics) -> FloorApplicati
         .request(MeasuredRequest(connection_pool_size=256))
         .build()
     )
-    assert isinstance(app, FloorApplication)
+    assert isinstance(app, MeasuredApplication)
     app.metrics = metrics
     app.add_handler(MessageHandler(filters.TEXT, _start))
     app.add_handler(CallbackQueryHandler(_press))

@@ -193,12 +193,10 @@ async def on_unknown_command(update: Update, context: Ctx) -> None:
     msg = update.effective_message
     if refs is None or msg is None or not msg.text:
         return
-    word = msg.text.split()[0]
-    target = word.partition("@")[2].lower()
-    if refs[0].kind != "private" and target != (context.bot.username or "").lower():
-        return
-    if target and target != (context.bot.username or "").lower():
-        return
+    target = msg.text.split()[0].partition("@")[2].lower()
+    mine = (context.bot.username or "").lower()
+    if target != mine and (target or refs[0].kind != "private"):
+        return  # another bot's command, or a bare one in a group
     await service_of(context).hint(refs[0], refs[1], command=True)
 
 

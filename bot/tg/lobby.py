@@ -228,10 +228,7 @@ class LobbyRoom(TableRoom):
             return Answer()
         if verb == cb.CANCEL:
             await self.storage.cancel_lobby(s.game_id)
-            s.status = "stopped"
-            self._unregister(s)
-            self.outbox.put(s.chat_id, lobby_key(s.game_id),
-                            R.Rendered(t(lang, "lobby.cancelled")), final=True)
+            self._close_lobby(s, "lobby.cancelled")
             return Answer()
         return Answer(t(lang, "popup.unknown"))
 

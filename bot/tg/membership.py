@@ -80,8 +80,7 @@ class MembershipRoom(LobbyRoom):
                 if s.status == "lobby":
                     with contextlib.suppress(StatusConflict):
                         await self.storage.cancel_lobby(s.game_id)
-                    s.status = "stopped"
-                    self._unregister(s)
+                    self._close_lobby(s, None)
                 else:
                     await self._stop(s)
         self.outbox.drop_chat(chat_id)

@@ -14,7 +14,6 @@ from bot.engine.rules import (
 )
 from bot.engine.state import Phase
 from bot.i18n import norm_lang, t
-from bot.tg import render as R
 from bot.tg.membership import MembershipRoom
 from bot.tg.model import (
     deal_number,
@@ -196,17 +195,14 @@ class RestoreRoom(MembershipRoom):
                 except (VersionConflict, StatusConflict):
                     continue  # changed meanwhile (another process?): not idle
                 closed += 1
-        self._prune(now)
+        self._prune()
         return closed
 
     async def _expire(self, s: Session) -> None:
         """Close an idle lobby or game (status ``expired``, record kept) and say so."""
         if s.status == "lobby":
             await self.storage.expire_game(s.game_id, expected_lobby_rev=s.lobby_rev)
-            s.status = "stopped"
-            self._unregister(s)
-            self.outbox.put(s.chat_id, lobby_key(s.game_id),
-                            R.Rendered(t(s.lang, "guard.expired_lobby")), final=True)
+            self._close_lobby(s, "guard.expired_lobby")
             return
         st = s.state
         assert st is not None
@@ -217,7 +213,7 @@ class RestoreRoom(MembershipRoom):
         self._unregister(s)
         self.reply(s.chat_id, t(s.lang, "guard.expired_game"))
 
-    def _prune(self, now: float) -> None:
+    def _prune(self) -> None:
         mono = time.monotonic()
         self._admins = {k: v for k, v in self._admins.items() if mono - v[0] < 60}
         busy = {s.chat_id for s in self.sessions.values()}

@@ -81,10 +81,6 @@ class Where:
     chat_id: int | None
     message_id: int | None = None
 
-    @staticmethod
-    def private(user_id: int) -> Where:
-        return Where(user_id)
-
 
 @dataclass(frozen=True, slots=True)
 class ChatRef:

@@ -50,6 +50,7 @@ from bot.tg.session import (
     UserRef,
     Where,
     hand_key,
+    lobby_key,
     reminder_key,
     table_key,
 )
@@ -439,6 +440,15 @@ class TableRoom(ServiceCore):
         who.auto, who.why = auto, why if auto else ""
         self.refresh(s)
         self.schedule(s)
+
+    def _close_lobby(self, s: Session, text_key: str | None) -> None:
+        """Forget a lobby whose end is stored (cancelled, expired, the bot removed); its
+        message says ``text_key`` (None: nothing more is sent)."""
+        s.status = "stopped"
+        self._unregister(s)
+        if text_key is not None:
+            self.outbox.put(s.chat_id, lobby_key(s.game_id), R.Rendered(t(s.lang, text_key)),
+                            final=True)
 
     async def _stop(self, s: Session) -> None:
         """End a playing game, keeping its results (the caller holds ``s.lock``)."""

@@ -4,11 +4,14 @@ block its chat; idle lobbies and games expire; a restart sends nothing twice (is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import re
 import signal
 import sqlite3
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,7 @@ import pytest
 
 from bot.engine.state import Action
 from bot.engine.views import view
+from bot.tg.app import ThousandApplication
 from tests.bot.helpers import (
     action_button,
     idle,
@@ -28,28 +32,22 @@ from tests.bot.helpers import (
     start_private,
     txt,
 )
-from tests.bot.test_e2e_restart import _bot_process, _moves, changed
+from tests.bot.test_e2e_restart import _bot_process, _moves, changed, stop_process
 from tests.fakeapi import FakeTelegramServer, FakeUser
 
 GROUP = -600100
 
 
-async def _solo(server: FakeTelegramServer, app: object, vera: FakeUser) -> int:
-    from bot.tg.app import ThousandApplication
-
-    assert isinstance(app, ThousandApplication)
+async def _solo(server: FakeTelegramServer, app: ThousandApplication, vera: FakeUser) -> int:
     await server.send_text(vera, vera, "/newgame 3")
     s = await server.wait_for(lambda: service(app).session_of_chat(vera.id))
     return s.game_id
 
 
-async def _vera_to_act(server: FakeTelegramServer, app: object, gid: int,
+async def _vera_to_act(server: FakeTelegramServer, app: ThousandApplication, gid: int,
                        vera: FakeUser) -> tuple[int, str]:
     """Wait until Vera (seat 0) is to act and sees her buttons: (message id, data of the
     move ``smart`` picks)."""
-    from bot.tg.app import ThousandApplication
-
-    assert isinstance(app, ThousandApplication)
     s = session(app, gid)
     assert s is not None
     await server.wait_for(lambda: s.state is not None and s.state.to_act == 0, 20)
@@ -68,53 +66,65 @@ async def _press(server: FakeTelegramServer, vera: FakeUser, where: tuple[int, s
     return answer.text
 
 
-async def _finish(server: FakeTelegramServer, app: object, gid: int, vera: FakeUser) -> None:
-    from bot.tg.app import ThousandApplication
-
-    assert isinstance(app, ThousandApplication)
+async def _finish(server: FakeTelegramServer, app: ThousandApplication, gid: int,
+                  vera: FakeUser) -> None:
     await play(server, app, gid, {0: vera}, timeout=20)
     game = await service(app).storage.get_game(gid)
     assert game is not None and game.status == "finished", game
 
 
+Outage = Callable[[], AbstractAsyncContextManager[None]]
+
+
+async def _game_survives(server: FakeTelegramServer, app: ThousandApplication, vera: FakeUser,
+                         outage: Outage) -> None:
+    """A solo game goes through two outages of the database: during the first Vera's press
+    is refused ("не сохранён") and changes nothing, then counts; the second comes right
+    after her move, so the computers' moves wait (the driver retries with backoff, not
+    lost) and are stored once it ends; the game then reaches its end."""
+    await start_private(server, vera)
+    gid = await _solo(server, app, vera)
+    s = session(app, gid)
+    assert s is not None
+    button = await _vera_to_act(server, app, gid, vera)
+    version = s.state.version if s.state else -1
+    async with outage():
+        text = await _press(server, vera, button)
+        assert text is not None and "не сохранён" in text  # told, and nothing changed
+        assert s.state is not None and s.state.version == version
+    # the same press now counts
+    assert await _press(server, vera, button) is None
+    await server.wait_for(lambda: s.state is not None and s.state.version > version)
+    async with outage():
+        await asyncio.sleep(1.5)
+        stuck = s.state
+        assert stuck is not None and s.driver is not None and not s.driver.done()
+        await asyncio.sleep(0.5)
+        assert s.state is stuck  # waiting, not lost: the driver retries with backoff
+    await server.wait_for(lambda: s.state is not stuck, 20,
+                          what="the computer's move after the database came back")
+    service(app).move_delay = 0
+    await _finish(server, app, gid, vera)
+    await idle(app)
+
+
 async def test_a_write_lock_held_past_the_busy_timeout_does_not_end_the_game(
         server: FakeTelegramServer, db: Path) -> None:
-    vera = server.add_user(6001, "Вера")
-    async with running(server, db, database_busy_timeout=0.2, computer_move_delay=0.3) as app:
-        await start_private(server, vera)
-        gid = await _solo(server, app, vera)
-        s = session(app, gid)
-        assert s is not None
-        # another program holds the write lock longer than the busy timeout
-        button = await _vera_to_act(server, app, gid, vera)
-        version = s.state.version if s.state else -1
+    """Another program holds the write lock longer than the busy timeout, twice."""
+
+    @contextlib.asynccontextmanager
+    async def write_lock() -> AsyncIterator[None]:
         other = sqlite3.connect(db, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")
         try:
-            text = await _press(server, vera, button)
-            assert text is not None and "не сохранён" in text  # told, and nothing changed
-            assert s.state is not None and s.state.version == version
-        finally:
-            other.execute("ROLLBACK")
-        # the same press now counts
-        assert await _press(server, vera, button) is None
-        await server.wait_for(lambda: s.state is not None and s.state.version > version)
-        # locked again right after a person's move: the computers' moves cannot be stored
-        other.execute("BEGIN IMMEDIATE")
-        try:
-            await asyncio.sleep(1.5)
-            stuck = s.state
-            assert stuck is not None and s.driver is not None and not s.driver.done()
-            await asyncio.sleep(0.5)
-            assert s.state is stuck  # waiting, not lost: the driver retries with backoff
+            yield
         finally:
             other.execute("ROLLBACK")
             other.close()
-        await server.wait_for(lambda: s.state is not stuck, 20,
-                              what="the computer's move after the lock was released")
-        service(app).move_delay = 0
-        await _finish(server, app, gid, vera)
-        await idle(app)
+
+    vera = server.add_user(6001, "Вера")
+    async with running(server, db, database_busy_timeout=0.2, computer_move_delay=0.3) as app:
+        await _game_survives(server, app, vera, write_lock)
     server.assert_clean()
 
 
@@ -125,35 +135,17 @@ async def test_a_read_only_database_for_a_while_does_not_end_the_game(
     into ``PRAGMA query_only``, which fails every write with that very error."""
     vera = server.add_user(6011, "Вера")
     async with running(server, db, computer_move_delay=0.3) as app:
-        await start_private(server, vera)
-        gid = await _solo(server, app, vera)
-        s = session(app, gid)
-        assert s is not None
-        store = service(app).storage
-        db_conn = store._db  # the bot's own connection
-        button = await _vera_to_act(server, app, gid, vera)
-        version = s.state.version if s.state else -1
-        await db_conn.execute("PRAGMA query_only=ON")
-        try:
-            text = await _press(server, vera, button)
-            assert text is not None and "не сохранён" in text
-            assert s.state is not None and s.state.version == version
-        finally:
-            await db_conn.execute("PRAGMA query_only=OFF")
-        assert await _press(server, vera, button) is None
-        await server.wait_for(lambda: s.state is not None and s.state.version > version)
-        await db_conn.execute("PRAGMA query_only=ON")
-        try:
-            await asyncio.sleep(1.5)
-            stuck = s.state
-            await asyncio.sleep(0.5)
-            assert s.state is stuck
-        finally:
-            await db_conn.execute("PRAGMA query_only=OFF")
-        await server.wait_for(lambda: s.state is not stuck, 20)
-        service(app).move_delay = 0
-        await _finish(server, app, gid, vera)
-        await idle(app)
+        db_conn = service(app).storage._db  # the bot's own connection
+
+        @contextlib.asynccontextmanager
+        async def read_only() -> AsyncIterator[None]:
+            await db_conn.execute("PRAGMA query_only=ON")
+            try:
+                yield
+            finally:
+                await db_conn.execute("PRAGMA query_only=OFF")
+
+        await _game_survives(server, app, vera, read_only)
     server.assert_clean()
 
 
@@ -328,13 +320,7 @@ async def test_killed_at_any_moment_each_deal_is_posted_once(
                 kills += 1
                 proc = await _bot_process(server, db)
     finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), 15)
-            except TimeoutError:
-                proc.kill()
-                await proc.wait()
+        await stop_process(proc)
     assert kills == 3
     deals: dict[str, int] = {}
     for m in server.chat(vera).bot_messages():

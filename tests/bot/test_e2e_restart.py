@@ -115,6 +115,17 @@ async def _bot_process(server: FakeTelegramServer, db: Path) -> asyncio.subproce
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
 
 
+async def stop_process(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM (a clean stop) a bot process still running; kill it after 15 s."""
+    if proc.returncode is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), 15)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+
+
 def _moves(msg: FakeMessage) -> list[str]:
     """The move buttons' data of a message (not 💡, 🖼 and the like)."""
     return [b.callback_data for b in msg.all_buttons
@@ -176,13 +187,7 @@ async def test_a_killed_bot_goes_on_from_the_last_accepted_action(
             game = (await store.games_in_progress())[0]
             assert game.version > stored
     finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), 15)
-            except TimeoutError:
-                proc.kill()
-                await proc.wait()
+        await stop_process(proc)
     assert proc.returncode == 0  # SIGTERM: a clean stop
     # after a kill the bot may repeat one edit Telegram already had ("not modified"): the
     # outbox takes that answer as success; nothing else may go wrong

@@ -967,6 +967,25 @@ class FakeTelegramServer:
     # --------------------------------------------------------------------------------------
     # simulated people
 
+    def _writer(self, user: UserRef, chat: ChatRef | None) -> tuple[FakeUser, FakeChat]:
+        """The person writing and the chat written in (their private chat if ``chat`` is
+        None), as a real client allows it: one's own private chat (writing there restarts a
+        blocked bot, as the "Restart bot" button does), or a group one is a member of."""
+        person = self._user(user)
+        target = self.chat(chat if chat is not None else person)
+        if target.type == "private":
+            if target.id != person.id:
+                raise ValueError(f"user {person.id} can't write in the private chat {target.id}")
+            if person.blocked:
+                self.unblock(person)
+            person.started = True
+        else:
+            if target.migrated_to is not None:
+                raise ValueError(f"chat {target.id} was migrated to {target.migrated_to}")
+            if person.id not in target.member_ids:
+                raise ValueError(f"user {person.id} is not a member of chat {target.id}")
+        return person, target
+
     async def send_text(
         self,
         user: UserRef,
@@ -977,19 +996,7 @@ class FakeTelegramServer:
     ) -> FakeMessage:
         """``user`` writes ``text`` in ``chat`` (their private chat if ``chat`` is the user or
         None).  Bot commands and @mentions get entities.  Returns the stored message."""
-        person = self._user(user)
-        target = self.chat(chat if chat is not None else person)
-        if target.type == "private":
-            if target.id != person.id:
-                raise ValueError(f"user {person.id} can't write in the private chat {target.id}")
-            if person.blocked:
-                self.unblock(person)  # the "Restart bot" button unblocks
-            person.started = True
-        else:
-            if target.migrated_to is not None:
-                raise ValueError(f"chat {target.id} was migrated to {target.migrated_to}")
-            if person.id not in target.member_ids:
-                raise ValueError(f"user {person.id} is not a member of chat {target.id}")
+        person, target = self._writer(user, chat)
         reply: FakeMessage | None = None
         if reply_to is not None:
             reply_id = reply_to.message_id if isinstance(reply_to, FakeMessage) else reply_to
@@ -1044,16 +1051,7 @@ class FakeTelegramServer:
     ) -> FakeMessage:
         """``user`` sends a file to ``chat`` (their private chat if ``chat`` is the user or
         None); the server stores it, so the bot can getFile and download it."""
-        person = self._user(user)
-        target = self.chat(chat if chat is not None else person)
-        if target.type == "private":
-            if target.id != person.id:
-                raise ValueError(f"user {person.id} can't write in the private chat {target.id}")
-            if person.blocked:
-                self.unblock(person)
-            person.started = True
-        elif person.id not in target.member_ids:
-            raise ValueError(f"user {person.id} is not a member of chat {target.id}")
+        person, target = self._writer(user, chat)
         stored = self.store_file(data, "documents", file_name=file_name, mime_type=mime_type)
         message = self._new_message(
             target,
