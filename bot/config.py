@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
@@ -58,6 +58,33 @@ class Settings(BaseSettings):
         30.0, ge=0, le=100000, description="Messages sent or edited per second in all (0: off)."
     )
 
+    database_url: str = Field(
+        "",
+        description="postgresql://user:password@host:port/db selects the PostgreSQL backend; "
+                    "empty: SQLite at DATABASE_PATH (the default).",
+    )
+    http_client: Literal["aiohttp", "httpx"] = Field(
+        "aiohttp",
+        description="The HTTP client of Bot API requests: aiohttp (connection reuse, cheaper "
+                    "per request) or httpx (python-telegram-bot's default).",
+    )
+    webhook_url: str = Field(
+        "",
+        description="The public https URL Telegram posts updates to; empty: long polling "
+                    "(the default).",
+    )
+    webhook_listen: str = Field("127.0.0.1", description="The address the webhook server binds.")
+    webhook_port: int = Field(8443, ge=1, le=65535, description="The webhook server's port.")
+    webhook_secret: SecretStr = Field(
+        SecretStr(""),
+        description="The secret token Telegram sends with every webhook request (1-256 of "
+                    "A-Z a-z 0-9 _ -); required in webhook mode.",
+    )
+    instance_name: str = Field(
+        "",
+        description="This process's name in leases and logs (default: host name and process id).",
+    )
+
     database_busy_timeout: float = Field(
         5.0, gt=0, le=600,
         description="Seconds to wait for another connection's write lock on the database.",
@@ -93,6 +120,36 @@ class Settings(BaseSettings):
         if not value.strip():
             raise ValueError("must not be empty")
         return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str) -> str:
+        value = value.strip()
+        if value and not re.match(r"^postgres(ql)?://\S+$", value):
+            raise ValueError("must be a postgresql:// URL (or empty for SQLite)")
+        return value
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _check_webhook_url(cls, value: str) -> str:
+        value = value.strip()
+        if value and not re.match(r"^https?://[^\s/]+(/\S*)?$", value):
+            raise ValueError("must be an https URL such as https://bot.example.org/telegram")
+        return value
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _check_secret(cls, value: SecretStr) -> SecretStr:
+        secret = value.get_secret_value().strip()
+        if secret and not re.match(r"^[A-Za-z0-9_-]{1,256}$", secret):
+            raise ValueError("must be 1-256 characters of A-Z, a-z, 0-9, _ and -")
+        return SecretStr(secret)
+
+    @model_validator(mode="after")
+    def _check_webhook(self) -> Settings:
+        if self.webhook_url and not self.webhook_secret.get_secret_value():
+            raise ValueError("WEBHOOK_SECRET must be set when WEBHOOK_URL is set")
+        return self
 
     @property
     def token(self) -> str:
