@@ -201,7 +201,12 @@ class TableRoom(ServiceCore):
             s.timeouts[seat] = s.timeouts.get(seat, 0) + 1
         if outcome is not None:
             s.status = "finished"
-        self.refresh(s)
+        if by == BY_HUMAN:  # the computers' replies to this press merge into its edit
+            s.merge_until = self.clock() + self.move_delay
+        if outcome is None and self._replies_follow(s, after):
+            self._refresh_later(s)
+        else:
+            self.refresh(s)
         if outcome is not None:
             self._unregister(s)
             self._game_over(s)
@@ -239,8 +244,30 @@ class TableRoom(ServiceCore):
         return R.TableInfo(s.game_id, s.labels(), tuple(s.events.get(deal, ())), s.solo,
                            hints_allowed(s))
 
+    def _replies_follow(self, s: Session, st: GameState) -> bool:
+        """Within a press's merge window, is the next move made at once (a computer seat or
+        a forced move)?  Then its messages wait for it: one edit shows them all."""
+        if s.status != "playing" or st.to_act < 0 or self.clock() >= s.merge_until:
+            return False
+        seat = st.to_act
+        return s.seats[seat].played_by_computer or self._forced_action(s, st, seat) is not None
+
+    def _refresh_later(self, s: Session) -> None:
+        """Show the messages when the merge window closes, unless a refresh comes first."""
+        if s.merge_timer is None:
+            delay = max(0.0, s.merge_until - self.clock())
+            s.merge_timer = asyncio.get_running_loop().call_later(delay, self._merge_due, s)
+
+    def _merge_due(self, s: Session) -> None:
+        s.merge_timer = None
+        if not self._closing and self.sessions.get(s.game_id) is s:
+            self.refresh(s)
+
     def refresh(self, s: Session) -> None:
         """Hand the current messages of ``s`` to the outbox (finishing an ended deal's)."""
+        if s.merge_timer is not None:
+            s.merge_timer.cancel()
+            s.merge_timer = None
         st = s.state
         if st is None:
             return
@@ -371,7 +398,8 @@ class TableRoom(ServiceCore):
                     await backoff.wait()
                 continue
             if chosen is None or chosen[0] is not st:
-                if self.move_delay:
+                # replies to a press come at once (shown with it); others are paced
+                if self.move_delay and self.clock() >= s.merge_until:
                     await asyncio.sleep(self.move_delay)
                 level = who.level if who.computer else self.computer_level
                 action = await self.thinker.choose(view(st, seat), level,

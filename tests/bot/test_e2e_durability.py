@@ -92,10 +92,21 @@ async def _game_survives(server: FakeTelegramServer, app: ThousandApplication, v
         text = await _press(server, vera, button)
         assert text is not None and "не сохранён" in text  # told, and nothing changed
         assert s.state is not None and s.state.version == version
-    # the same press now counts
+    # the same press now counts; the computers' replies (made at once, issue 12) are held
+    # back by their thinking until the second outage has begun
+    thinking = asyncio.Event()
+    thinker = service(app).thinker
+    choose = thinker.choose
+
+    async def held(*args: Any, **kwargs: Any) -> Action:
+        await thinking.wait()
+        return await choose(*args, **kwargs)
+
+    thinker.choose = held  # type: ignore[method-assign]
     assert await _press(server, vera, button) is None
     await server.wait_for(lambda: s.state is not None and s.state.version > version)
     async with outage():
+        thinking.set()
         await asyncio.sleep(1.5)
         stuck = s.state
         assert stuck is not None and s.driver is not None and not s.driver.done()

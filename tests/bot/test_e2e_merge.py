@@ -1,0 +1,126 @@
+"""One press, one edit: the computers' replies to a person's move are shown in the edit
+that shows the move (issue 12), with the bot's real ``COMPUTER_MOVE_DELAY`` of 1 s."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+from bot.engine.game import forced_action
+from bot.engine.state import Action, GameState
+from bot.engine.views import view
+from bot.tg.session import Session
+from tests.bot.helpers import action_button, idle, running, service, session, smart, start_private
+from tests.fakeapi import FakeMessage, FakeTelegramServer, FakeUser
+from tests.fakeapi.server import Button
+
+MESSAGES = ("sendmessage", "editmessagetext", "deletemessage")
+
+
+def _button(server: FakeTelegramServer, user: FakeUser, gid: int, st: GameState,
+            action: Action) -> Callable[[], tuple[FakeMessage, Button] | None]:
+    return lambda: action_button(server, user, gid, st.version, action)
+
+
+def _her_turn(s: Session, st: GameState) -> Callable[[], bool]:
+    """Anna (seat 0) acts again after ``st``, or the game is over."""
+    return lambda: s.state is not st and (
+        s.status != "playing" or (s.state is not None and s.state.to_act == 0))
+
+
+def _her_turn_shown(server: FakeTelegramServer, user: FakeUser, s: Session,
+                    st: GameState) -> Callable[[], bool]:
+    """... and her message offers the buttons of that turn."""
+    def shown() -> bool:
+        if s.state is st:
+            return False
+        if s.status != "playing":
+            return True
+        now = s.state
+        return now is not None and now.to_act == 0 and \
+            action_button(server, user, s.game_id, now.version) is not None
+    return shown
+
+
+async def test_a_press_makes_one_answer_and_one_edit_with_the_replies(
+        server: FakeTelegramServer, db: Path) -> None:
+    anna = server.add_user(1201, "Анна")
+    async with running(server, db, computer_move_delay=1.0) as app:
+        await start_private(server, anna)
+        await server.send_text(anna, anna, "/newgame 3 full")
+        gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
+        s = session(app, gid)
+        assert s is not None
+        rng = random.Random(3)
+        same_deal = new_deal = 0
+        for _ in range(24):
+            st = await server.wait_for(
+                lambda: s.state if s.state is not None and s.state.to_act == 0
+                and not (s.forced and forced_action(s.state) is not None) else None,
+                10, what="Anna's turn")
+            await idle(app)
+            action = smart(view(st, 0), rng)
+            found = await server.wait_for(_button(server, anna, gid, st, action),
+                                          what="her button")
+            msg, button = found
+            assert button.callback_data is not None
+            before = len(server.requests)
+            answer = await server.press(anna, anna, msg.message_id, button.callback_data)
+            assert answer is not None and answer.text is None
+            # her next turn (or the end of the game), shown on her message
+            await server.wait_for(_her_turn_shown(server, anna, s, st), 10,
+                                  what="the replies")
+            await idle(app)
+            after = s.state
+            assert after is not None
+            made = [r.method.lower() for r in server.requests[before:]
+                    if r.method.lower() != "getupdates"]
+            assert made.count("answercallbackquery") == 1
+            shown = [m for m in made if m in MESSAGES]
+            if s.status != "playing":
+                break
+            if after.deal is not None and st.deal is not None \
+                    and after.deal.number == st.deal.number:
+                # her move and every computer reply up to her next turn: one edit
+                assert shown == ["editmessagetext"], (str(action), made)
+                same_deal += 1
+            else:  # a deal ended: its message is closed and the next deal's is sent
+                assert len(shown) <= 2, (str(action), made)
+                new_deal += 1
+        assert same_deal >= 15
+    server.assert_clean()
+
+
+async def test_replies_to_a_press_are_not_paced(
+        server: FakeTelegramServer, db: Path) -> None:
+    """Within the merge window the computers answer at once; their replies show with the
+    press, so the person does not wait ``COMPUTER_MOVE_DELAY`` per computer."""
+    anna = server.add_user(1202, "Анна")
+    async with running(server, db, computer_move_delay=5.0) as app:
+        await start_private(server, anna)
+        await server.send_text(anna, anna, "/newgame 3 full")
+        gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
+        s = session(app, gid)
+        assert s is not None
+        rng = random.Random(5)
+        loop_time = asyncio.get_running_loop().time
+        for _ in range(6):
+            st = await server.wait_for(
+                lambda: s.state if s.state is not None and s.state.to_act == 0
+                and not (s.forced and forced_action(s.state) is not None) else None,
+                12, what="Anna's turn")
+            action = smart(view(st, 0), rng)
+            found = await server.wait_for(_button(server, anna, gid, st, action),
+                                          what="her button")
+            msg, button = found
+            assert button.callback_data is not None
+            started = loop_time()
+            await server.press(anna, anna, msg.message_id, button.callback_data)
+            await server.wait_for(_her_turn(s, st), 12, what="the replies")
+            # two computers replied well inside one delay (5 s), not after 2 x 5 s
+            assert loop_time() - started < 5.0
+            if s.status != "playing":
+                break
+    server.assert_clean()
