@@ -1,4 +1,4 @@
-"""``python -m bot``: run the bot; sub-commands replay, play, bench and arena."""
+"""``python -m bot``: run the bot; sub-commands replay, play, bench, arena and migrate-db."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import sys
 
 USAGE = """usage: python -m bot [COMMAND]
 
-  (no command)                 run the Telegram bot (long polling; settings from the environment)
+  (no command)                 run the Telegram bot (long polling, or a webhook server when
+                               WEBHOOK_URL is set; settings from the environment)
   replay FILE [--json]         print the score sheet of a game record
   play [--seed N] [--save F]   play a game in the terminal against two computer players
   bench engine [...]           engine speed: random deals and legal-move steps per second
@@ -14,7 +15,12 @@ USAGE = """usage: python -m bot [COMMAND]
                                bare PTB bot's (the floor) [--profile FILE] [--no-floor]
   bench hints [--games N]      time of a hint and of a deal's analysis (median, p95)
   bench pictures [--deals N]   milliseconds to draw the score-sheet and race pictures
+  bench storage [--games N]    moves stored per second by N games at once, append latency
+                               [--moves N] [--compare] [--database-url URL]
+  bench restart [--games N]    start-up to the first answer with N live games [--eager]
   arena --a L --b L [...]      computer players against each other on duplicate deals
+  migrate-db --from SQLITE_PATH --to postgresql://...
+                               copy the SQLite database into an empty PostgreSQL one
 """
 
 
@@ -52,6 +58,18 @@ def main(argv: list[str] | None = None) -> int:
         from bot.pictures.bench import bench_pictures
 
         return bench_pictures(rest[1:])
+    if cmd == "bench" and rest[:1] == ["storage"]:
+        from bot.tg.bench_storage import bench_storage
+
+        return bench_storage(rest[1:])
+    if cmd == "migrate-db":
+        from bot.cli.migrate_db import migrate_db_main
+
+        return migrate_db_main(rest)
+    if cmd == "bench" and rest[:1] == ["restart"]:
+        from bot.tg.bench_restart import bench_restart
+
+        return bench_restart(rest[1:])
     if cmd == "arena":
         from bot.ai.arena import main as arena_main
 

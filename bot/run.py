@@ -1,16 +1,19 @@
-"""``python -m bot``: run the bot by long polling; ``python -m bot bench bot``: the benchmark."""
+"""``python -m bot``: run the bot (long polling, or a webhook server when WEBHOOK_URL is
+set); ``python -m bot bench bot``: the benchmark."""
 
 from __future__ import annotations
 
 import logging
 import sys
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
-from telegram import Update
 from telegram.error import InvalidToken, TelegramError
 
 from bot.config import ConfigError, Settings, load_settings
 from storage import StorageError
+
+log = logging.getLogger("bot.run")
 
 
 class _Redacting(logging.Formatter):
@@ -26,12 +29,13 @@ class _Redacting(logging.Formatter):
 
 
 class _NoStartupTraceback(logging.Filter):
-    """PTB logs a failed start-up (bad token, unreachable Bot API) with a traceback before
-    raising; ``main`` reports it in one clear line, so that record is dropped."""
+    """PTB logs a failed start-up (bad token, unreachable Bot API, setWebhook or
+    deleteWebhook refused) with a traceback before raising; ``main`` reports it in one clear
+    line, so that record is dropped."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not (record.name.startswith("telegram") and
-                    "Bootstrap Initialize Application" in record.getMessage())
+                    "Network Retry Loop (Bootstrap " in record.getMessage())
 
 
 def setup_logging(settings: Settings) -> None:
@@ -47,8 +51,18 @@ def setup_logging(settings: Settings) -> None:
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
 
 
+def _database(settings: Settings) -> str:
+    """The database for a message: the PostgreSQL URL without its password, or the file."""
+    if not settings.database_url:
+        return settings.database_path
+    from storage.postgres import redact
+
+    return redact(settings.database_url)
+
+
 def main() -> int:
-    """Run the bot until SIGINT/SIGTERM; a bad setting stops it with one line (exit code 2)."""
+    """Run the bot until SIGINT/SIGTERM — by long polling, or as a webhook server when
+    WEBHOOK_URL is set; a bad setting stops it with one line (exit code 2)."""
     try:
         settings = load_settings()
     except ConfigError as e:
@@ -56,10 +70,32 @@ def main() -> int:
         return 2
     setup_logging(settings)
     from bot.tg.app import build_application
+    from bot.tg.handlers import UPDATE_TYPES
 
     app = build_application(settings)
+    webhook = settings.webhook_url
+    where = f"{settings.webhook_listen}:{settings.webhook_port}"
+    path = urlsplit(webhook).path or "/"
+    opened = False
+
+    async def ready(_: object) -> None:  # post_init: the database is open, the games restored
+        nonlocal opened
+        opened = True
+        if webhook:  # never the secret
+            log.info("webhook mode: listening on %s%s for updates posted to %s",
+                     where, path, webhook)
+        else:
+            log.info("polling mode: long polling %s", settings.telegram_api_url)
+
+    app.post_init = ready
     try:
-        app.run_polling(allowed_updates=Update.ALL_TYPES, drop_pending_updates=False)
+        if webhook:
+            app.run_webhook(
+                listen=settings.webhook_listen, port=settings.webhook_port, url_path=path,
+                webhook_url=webhook, secret_token=settings.webhook_secret.get_secret_value(),
+                allowed_updates=UPDATE_TYPES, drop_pending_updates=False)
+        else:
+            app.run_polling(allowed_updates=UPDATE_TYPES, drop_pending_updates=False)
     except InvalidToken:
         print("thousand-bot: Telegram refused TELEGRAM_BOT_TOKEN (invalid token)",
               file=sys.stderr)
@@ -69,8 +105,16 @@ def main() -> int:
         print(f"thousand-bot: cannot talk to the Bot API at {settings.telegram_api_url}: {msg}",
               file=sys.stderr)
         return 1
-    except (StorageError, OSError) as e:
-        print(f"thousand-bot: cannot open the database {settings.database_path}: {e}",
+    except OSError as e:
+        if opened and webhook:  # the webhook server could not bind its address
+            print(f"thousand-bot: cannot listen on {where} (WEBHOOK_LISTEN, WEBHOOK_PORT): "
+                  f"{e.strerror or e}", file=sys.stderr)
+            return 1
+        print(f"thousand-bot: cannot open the database {_database(settings)}: {e}",
+              file=sys.stderr)
+        return 1
+    except StorageError as e:
+        print(f"thousand-bot: cannot open the database {_database(settings)}: {e}",
               file=sys.stderr)
         return 1
     return 0

@@ -100,3 +100,9 @@ class StorageReadOnly(StorageUnavailable):
 class StorageDiskError(StorageUnavailable):
     """The disk failed or is full (SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, or an
     ``OSError`` from the file system)."""
+
+
+class StorageOffline(StorageUnavailable):
+    """The database server cannot be reached right now (PostgreSQL): the connection was
+    refused or lost, the server is starting or shutting down, or it has no connection
+    slot left.  Retry with backoff; the pool reconnects once the server is back."""

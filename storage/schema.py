@@ -238,7 +238,42 @@ _V3: Final[Migration] = (
     "CREATE INDEX game_players_by_player ON game_players (player, game_id)",
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3)
+# Version 4: coordination of several bot processes on one database (``docs/deploy.md``,
+# *How processes share the tables*).  ``leases``: the process (``owner``) that runs a
+# game's timers and computer moves until ``expires`` (epoch seconds).  ``group_sends``: the
+# requests made to a group in the last minute, by every process (its message budget).
+# ``sent_messages``: a message slot of a chat ("the table of deal 5") claimed by the
+# process that sends it, and the message id once sent, so that a message is sent once.
+# A single process (the default) writes none of them.
+_V4: Final[Migration] = (
+    """
+    CREATE TABLE leases (
+        game_id INTEGER PRIMARY KEY REFERENCES games (game_id) ON DELETE CASCADE,
+        owner   TEXT    NOT NULL,
+        expires REAL    NOT NULL
+    )
+    """,
+    "CREATE INDEX leases_by_owner ON leases (owner)",
+    """
+    CREATE TABLE group_sends (
+        chat_id INTEGER NOT NULL,
+        at      REAL    NOT NULL
+    )
+    """,
+    "CREATE INDEX group_sends_by_chat ON group_sends (chat_id, at)",
+    """
+    CREATE TABLE sent_messages (
+        chat_id    INTEGER NOT NULL,
+        slot       TEXT    NOT NULL,
+        owner      TEXT    NOT NULL,
+        message_id INTEGER,
+        claimed    REAL    NOT NULL,
+        PRIMARY KEY (chat_id, slot)
+    ) WITHOUT ROWID
+    """,
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4)
 """All migrations in order; ``len(MIGRATIONS)`` is the current schema version."""
 
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)

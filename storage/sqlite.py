@@ -7,6 +7,11 @@ interleave statements on the connection; every write runs in one explicit
 (cancellation included), so an operation either writes everything or nothing.
 An operation that returned has been committed to the database file
 (``journal_mode=WAL``, ``synchronous=FULL``).
+
+A stored move is one plain-sqlite3 function run on aiosqlite's thread (one trip), and moves
+that wait meanwhile share the next COMMIT (``_flush_moves``); an unchanged
+``upsert_user``/``upsert_chat`` does not touch the database (``docs/storage.md``, *One
+transaction per move*).
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ import math
 import os
 import sqlite3
 import stat
+import threading
 import time
 from collections.abc import (
     AsyncIterator,
+    Awaitable,
     Callable,
     Coroutine,
     Generator,
@@ -29,8 +36,9 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Final, Self, TypeVar, cast
+from typing import Any, Concatenate, Final, ParamSpec, Self, TypeVar, cast
 
 import aiosqlite
 
@@ -92,6 +100,14 @@ _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 
 _S = TypeVar("_S", bound=str)
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
+
+_CACHE_MAX_AGE: Final = 60.0
+"""Seconds ``upsert_user``/``upsert_chat`` trust the row they last stored or read (other
+processes on the same database may change it; their own changes drop the entry at once)."""
+_CACHE_LIMIT: Final = 10_000
+"""Entries per cache (users, chats) before it is emptied."""
 
 _GAME_COLUMNS: Final = (
     "game_id, chat_id, status, creator_id, created, updated, rules, seed, seats, version,"
@@ -405,6 +421,14 @@ class Storage:
         self._clock = clock
         self._lock = asyncio.Lock()
         self._closed = False
+        # The rows upsert_user/upsert_chat last stored or read (monotonic time, row): an
+        # upsert that would change nothing returns the row without touching the database.
+        # Every method that writes users/chats drops the ids it writes BEFORE writing.
+        self._users: dict[int, tuple[float, User]] = {}
+        self._chats: dict[int, tuple[float, Chat]] = {}
+        # append_action's moves waiting for the next group commit (_flush_moves).
+        self._moves: list[_Move] = []
+        self._flusher: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -503,20 +527,22 @@ class Storage:
     # ------------------------------------------------------------------ chats
 
     async def upsert_chat(self, chat_id: int, kind: ChatKind, *, language: Language = "ru") -> Chat:
-        """Insert the chat or update its kind; ``language`` is only the initial value."""
+        """Insert the chat or update its kind; ``language`` is only the initial value.
+
+        Writes only what changes: a known chat of that kind is returned as stored
+        (``updated`` stays), from memory when this Storage stored or read it in the last
+        minute (``_CACHE_MAX_AGE``), else in one trip to the database.
+        """
         _int64("chat_id", chat_id)
         _choice("kind", kind, CHAT_KINDS)
         _choice("language", language, LANGUAGES)
-        async with self._write() as now:
-            await self._exec(
-                "INSERT INTO chats (chat_id, kind, language, created, updated)"
-                " VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT (chat_id) DO UPDATE SET kind = excluded.kind,"
-                " updated = excluded.updated",
-                (chat_id, kind, language, now, now),
-            )
-            chat = await self._get_chat(chat_id)
-        assert chat is not None
+        self._check_open()
+        known = _cached(self._chats, chat_id)
+        if known is not None and known.kind == kind:
+            return known
+        self._chats.pop(chat_id, None)
+        chat = await self._transact(_upsert_chat, chat_id, kind, language)
+        _remember(self._chats, chat_id, chat)  # no await since the commit: nothing ran between
         return chat
 
     async def get_chat(self, chat_id: int) -> Chat | None:
@@ -527,6 +553,7 @@ class Storage:
         """Raises ``NotFound`` for an unknown chat."""
         _choice("language", language, LANGUAGES)
         async with self._write() as now:
+            self._chats.pop(chat_id, None)
             await self._update_one(
                 f"chat {chat_id}",
                 "UPDATE chats SET language = ?, updated = ? WHERE chat_id = ?",
@@ -538,6 +565,7 @@ class Storage:
         if rules is not None:
             _json("rules", rules)
         async with self._write() as now:
+            self._chats.pop(chat_id, None)
             await self._update_one(
                 f"chat {chat_id}",
                 "UPDATE chats SET default_rules = ?, updated = ? WHERE chat_id = ?",
@@ -559,6 +587,8 @@ class Storage:
         if old_id == new_id:
             raise ValueError("old_id and new_id are the same")
         async with self._write() as now:
+            self._chats.pop(old_id, None)
+            self._chats.pop(new_id, None)
             old = await self._get_chat(old_id)
             if old is None:
                 return False
@@ -592,20 +622,22 @@ class Storage:
         *,
         language: Language | None = None,
     ) -> User:
-        """Insert the user or update the names; ``language`` is only the initial value."""
+        """Insert the user or update the names; ``language`` is only the initial value.
+
+        Writes only what changes: a known user with these names is returned as stored
+        (``updated`` stays), from memory when this Storage stored or read it in the last
+        minute (``_CACHE_MAX_AGE``), else in one trip to the database.
+        """
         _int64("user_id", user_id)
         if language is not None:
             _choice("language", language, LANGUAGES)
-        async with self._write() as now:
-            await self._exec(
-                "INSERT INTO users (user_id, first_name, username, language, created, updated)"
-                " VALUES (?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (user_id) DO UPDATE SET first_name = excluded.first_name,"
-                " username = excluded.username, updated = excluded.updated",
-                (user_id, first_name, username, language, now, now),
-            )
-            user = await self._get_user(user_id)
-        assert user is not None
+        self._check_open()
+        known = _cached(self._users, user_id)
+        if known is not None and (known.first_name, known.username) == (first_name, username):
+            return known
+        self._users.pop(user_id, None)
+        user = await self._transact(_upsert_user, user_id, first_name, username, language)
+        _remember(self._users, user_id, user)  # no await since the commit: nothing ran between
         return user
 
     async def get_user(self, user_id: int) -> User | None:
@@ -617,6 +649,7 @@ class Storage:
         if language is not None:
             _choice("language", language, LANGUAGES)
         async with self._write() as now:
+            self._users.pop(user_id, None)
             await self._update_one(
                 f"user {user_id}",
                 "UPDATE users SET language = ?, updated = ? WHERE user_id = ?",
@@ -626,6 +659,7 @@ class Storage:
     async def mark_started(self, user_id: int) -> None:
         """The user started the bot in private: started, and no longer blocked."""
         async with self._write() as now:
+            self._users.pop(user_id, None)
             await self._update_one(
                 f"user {user_id}",
                 "UPDATE users SET started = 1, blocked = 0, updated = ? WHERE user_id = ?",
@@ -635,6 +669,7 @@ class Storage:
     async def mark_blocked(self, user_id: int, blocked: bool = True) -> None:
         """The user blocked (or unblocked) the bot; ``NotFound`` if unknown."""
         async with self._write() as now:
+            self._users.pop(user_id, None)
             await self._update_one(
                 f"user {user_id}",
                 "UPDATE users SET blocked = ?, updated = ? WHERE user_id = ?",
@@ -800,28 +835,29 @@ class Storage:
         ]
         if outcome is not None:
             _check_outcome(outcome)
-        async with self._write() as now:
-            game = await self._require_game(game_id)
-            if game.status != "playing":
-                raise StatusConflict(game_id, game.status, ("playing",))
-            if game.version != expected_version:
-                raise VersionConflict(game_id, expected_version, game.version)
-            new_version = game.version + 1
-            await self._exec(
-                "INSERT INTO game_actions (game_id, seq, action, created) VALUES (?, ?, ?, ?)",
-                (game_id, new_version, action, now),
-            )
-            await self._update_one(
-                f"game {game_id}",
-                "UPDATE games SET version = ?, snapshot = ?, deadline = ?, updated = ?,"
-                " human_moved = CASE WHEN ? THEN ? ELSE human_moved END"
-                " WHERE game_id = ? AND version = ?",
-                (new_version, snapshot, deadline, now, int(human), now, game_id, game.version),
-            )
-            await self._write_sheet(game_id, rows, now, new_version)
-            if outcome is not None:
-                await self._finish(game_id, outcome, now)
-        return new_version
+        _int64("expected_version", expected_version)
+        self._check_open()
+        loop = asyncio.get_running_loop()
+        move = _Move(
+            (game_id, expected_version, action, snapshot, deadline, rows, outcome, human),
+            loop.create_future(),
+        )
+        self._moves.append(move)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = loop.create_task(self._flush_moves(), name="storage-moves")
+        try:
+            return await asyncio.shield(move.future)
+        except asyncio.CancelledError:
+            if move in self._moves:  # not taken yet: never written
+                self._moves.remove(move)
+                raise
+            move.abandoned = True  # rolled back unless its transaction is committing
+            while not move.future.done():  # settle before returning, as _write does
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.shield(move.future)
+            if not move.future.cancelled():
+                move.future.exception()  # retrieved: the caller gets CancelledError
+            raise
 
     async def actions(self, game_id: int, *, after: int = 0) -> list[str]:
         """The game's actions (JSON text) in seq order, those with seq > ``after``."""
@@ -835,12 +871,7 @@ class Storage:
     async def set_message_ids(self, game_id: int, message_ids: str) -> None:
         """Store the ids of the messages showing the game (opaque JSON); ``NotFound``."""
         _json("message_ids", message_ids)
-        async with self._write() as now:
-            await self._update_one(
-                f"game {game_id}",
-                "UPDATE games SET message_ids = ?, updated = ? WHERE game_id = ?",
-                (message_ids, now, game_id),
-            )
+        await self._transact(_set_message_ids, game_id, message_ids)
 
     async def set_deadline(
         self, game_id: int, deadline: float | None, *, expected_version: int | None = None
@@ -1204,6 +1235,97 @@ class Storage:
                     raise _failure(e, self._path) from e
                 raise
 
+    async def _transact(
+        self,
+        body: Callable[Concatenate[sqlite3.Connection, float, _P], _T],
+        *args: _P.args,
+        **kwargs: _P.kwargs,
+    ) -> _T:
+        """``body(conn, now, *args, **kwargs)`` in one ``BEGIN IMMEDIATE`` ... ``COMMIT``
+        transaction, all of it ONE function run on aiosqlite's thread (one trip, where
+        ``_write`` makes one per statement); rolled back there on any error.
+
+        ``body`` is plain ``sqlite3`` code: it must not touch the event loop.  If the caller
+        is cancelled meanwhile, the function is told to roll back instead of committing
+        (unless COMMIT ran already) and the lock is kept until it ended, as ``_write`` does.
+        """
+        async with self._lock:
+            self._check_open()
+            now = float(self._clock())
+            abandoned = threading.Event()
+
+            def run(conn: sqlite3.Connection) -> _T:
+                return body(conn, now, *args, **kwargs)
+
+            try:
+                return await self._on_thread(_in_transaction, abandoned.is_set, run)
+            except BaseException as e:
+                if not isinstance(e, Exception):  # cancelled: the function may still run
+                    abandoned.set()
+                    await self._rollback(e)  # queued after it: waits for its end
+                if isinstance(e, sqlite3.Error):
+                    raise _failure(e, self._path) from e
+                raise
+
+    async def _flush_moves(self) -> None:
+        """Store the queued moves: those that queued while the previous ones were being
+        stored go together in ONE transaction, one trip to the thread, one COMMIT (group
+        commit: with ``synchronous=FULL`` each COMMIT waits for the disk).  A lone move is
+        plain ``BEGIN IMMEDIATE``, its statements, ``COMMIT``; in a group each move has its
+        own SAVEPOINT, so a refused move (a conflict, a failing statement) is rolled back
+        alone.  Each caller gets its result only after the COMMIT; if BEGIN or COMMIT fails,
+        every move of the group fails with that error and none was written."""
+        while self._moves:
+            async with self._lock:
+                batch, self._moves = self._moves, []
+                try:
+                    self._check_open()
+                    for move in batch:
+                        move.now = float(self._clock())
+                    results = await self._on_thread(_append_moves, batch)
+                except BaseException as e:
+                    if not isinstance(e, Exception):  # cancelled: the function may still run
+                        for move in batch:
+                            move.abandoned = True
+                        for move in (*batch, *self._moves):  # the queue: never written
+                            move.future.cancel()
+                        self._moves = []
+                        await self._rollback(e)  # queued after it: waits for its end
+                        raise
+                    for move in batch:
+                        _settle(move.future, self._move_error(e))
+                    continue
+                for move, result in zip(batch, results, strict=True):
+                    if isinstance(result, BaseException):
+                        _settle(move.future, self._move_error(result))
+                    elif not move.future.done():
+                        move.future.set_result(result)
+
+    def _move_error(self, error: BaseException) -> BaseException:
+        """What a move's caller raises for ``error`` (one object per caller)."""
+        if isinstance(error, sqlite3.Error):
+            failure = _failure(error, self._path)
+            failure.__cause__ = error
+            return failure
+        if isinstance(error, _Abandoned):
+            return asyncio.CancelledError()
+        return error
+
+    async def _on_thread(
+        self, fn: Callable[Concatenate[sqlite3.Connection, _P], _T],
+        *args: _P.args, **kwargs: _P.kwargs,
+    ) -> _T:
+        """``fn(conn, *args, **kwargs)`` on aiosqlite's thread, with its sqlite3 connection.
+
+        aiosqlite (0.22) has no public call for this: ``Connection._execute(fn, ...)``
+        queues a function to the connection's thread (every public method is built on it)
+        and ``Connection._conn`` is the ``sqlite3.Connection``.  Both are private, pinned by
+        ``tests/storage/test_one_transaction.py`` (which fails if they change).
+        """
+        db = self._db
+        execute = cast(Callable[..., Awaitable[_T]], db._execute)
+        return await execute(fn, db._conn, *args, **kwargs)
+
     async def _rollback(self, error: BaseException) -> None:
         """Roll back and wait for it even if cancelled again (the lock is still held)."""
         task = asyncio.ensure_future(self._db.rollback())  # a no-op outside a transaction
@@ -1347,6 +1469,151 @@ class Storage:
             ("stopped" if outcome.stopped else "finished", now, game_id),
         )
 
+    # ------------------------------------------------------------------ coordination
+    # Several bot processes on one database (``docs/deploy.md``); a single process never
+    # calls these.  Times are epoch seconds of the storage's clock.
+
+    async def take_lease(self, game_id: int, owner: str, ttl: float, *,
+                         force: bool = False) -> bool:
+        """Hold the game's lease for ``ttl`` seconds: taken when it is free, expired or
+        already ``owner``'s (``force``: taken in any case — the process that stored the last
+        move).  True if ``owner`` holds it now."""
+        _time("ttl", ttl)
+        async with self._write() as now:
+            n = await self._exec(
+                "INSERT INTO leases (game_id, owner, expires) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id) DO UPDATE SET owner = excluded.owner,"
+                " expires = excluded.expires"
+                " WHERE ? OR leases.owner = excluded.owner OR leases.expires <= ?",
+                (game_id, owner, now + ttl, int(force), now),
+            )
+        return n == 1
+
+    async def renew_leases(self, owner: str, ttl: float) -> dict[int, int]:
+        """Extend every lease ``owner`` holds by ``ttl`` seconds from now (one statement);
+        returns the games whose lease it still holds with their stored versions (a holder
+        whose copy is older reloads it: a move stored by a process that died before it
+        took the lease)."""
+        _time("ttl", ttl)
+        async with self._write() as now:
+            rows = await self._fetchall(
+                "UPDATE leases SET expires = ? WHERE owner = ? RETURNING game_id,"
+                " (SELECT g.version FROM games g WHERE g.game_id = leases.game_id) AS version",
+                (now + ttl, owner),
+            )
+        return {int(r["game_id"]): int(r["version"] or 0) for r in rows}
+
+    async def claim_expired_leases(self, owner: str, ttl: float, *,
+                                   limit: int = 100) -> list[int]:
+        """Take the leases of playing games that nobody holds: expired (the takeover of a
+        dead process's games), or never taken and unchanged for ``ttl`` seconds (a new game
+        is left to the process that started it meanwhile).  Leases of games no longer
+        playing are dropped.  Returns the games taken, by id."""
+        _time("ttl", ttl)
+        async with self._write() as now:
+            await self._exec(
+                "DELETE FROM leases WHERE game_id IN (SELECT l.game_id FROM leases l"
+                " JOIN games g ON g.game_id = l.game_id WHERE g.status <> 'playing')", ())
+            rows = await self._fetchall(
+                "INSERT INTO leases (game_id, owner, expires)"
+                " SELECT g.game_id, ?, ? FROM games g LEFT JOIN leases l"
+                " ON l.game_id = g.game_id"
+                " WHERE g.status = 'playing'"
+                " AND (l.expires <= ? OR (l.game_id IS NULL AND g.updated <= ?))"
+                " ORDER BY g.game_id LIMIT ?"
+                " ON CONFLICT (game_id) DO UPDATE SET owner = excluded.owner,"
+                " expires = excluded.expires WHERE leases.expires <= ?"
+                " RETURNING game_id",
+                (owner, now + ttl, now, now - ttl, limit, now),
+            )
+        return sorted(int(r["game_id"]) for r in rows)
+
+    async def release_leases(self, owner: str) -> int:
+        """Give up every lease of ``owner`` (a clean shutdown): others take over at once."""
+        async with self._write():
+            return await self._exec("DELETE FROM leases WHERE owner = ?", (owner,))
+
+    async def lease_owner(self, game_id: int) -> str | None:
+        """Who holds the game's lease now (None: nobody, or it expired)."""
+        async with self._read():
+            row = await self._fetchone(
+                "SELECT owner FROM leases WHERE game_id = ? AND expires > ?",
+                (game_id, float(self._clock())),
+            )
+        return None if row is None else str(row["owner"])
+
+    async def group_send(self, chat_id: int, limit: int, window: float) -> float:
+        """One request to the group ``chat_id`` if fewer than ``limit`` were made (by every
+        process) in the last ``window`` seconds: it is counted and 0.0 returned; otherwise
+        nothing is counted and the seconds until there is room are returned."""
+        _time("window", window)
+        if limit < 1:
+            raise ValueError(f"limit must be >= 1, got {limit}")
+        async with self._write() as now:
+            await self._exec("DELETE FROM group_sends WHERE chat_id = ? AND at <= ?",
+                             (chat_id, now - window))
+            rows = await self._fetchall(
+                "SELECT at FROM group_sends WHERE chat_id = ? ORDER BY at DESC LIMIT ?",
+                (chat_id, limit))
+            if len(rows) >= limit:
+                return max(0.001, float(rows[limit - 1]["at"]) + window - now)
+            await self._exec("INSERT INTO group_sends (chat_id, at) VALUES (?, ?)",
+                             (chat_id, now))
+        return 0.0
+
+    async def claim_message(self, chat_id: int, slot: str, owner: str, *,
+                            stale_after: float = 30.0) -> tuple[bool, int | None]:
+        """Claim the right to send the message ``slot`` of ``chat_id`` as a new message.
+
+        Returns ``(True, None)``: ``owner`` claimed it (send it, then ``message_sent``);
+        ``(False, message_id)``: it was sent already (edit that message);
+        ``(False, None)``: another process is sending it now (ask again soon).  A claim
+        without a message id older than ``stale_after`` seconds (its process died
+        mid-send) is taken over."""
+        async with self._write() as now:
+            n = await self._exec(
+                "INSERT INTO sent_messages (chat_id, slot, owner, message_id, claimed)"
+                " VALUES (?, ?, ?, NULL, ?)"
+                " ON CONFLICT (chat_id, slot) DO UPDATE SET owner = excluded.owner,"
+                " claimed = excluded.claimed"
+                " WHERE sent_messages.message_id IS NULL"
+                " AND (sent_messages.owner = excluded.owner OR sent_messages.claimed <= ?)",
+                (chat_id, slot, owner, now, now - stale_after),
+            )
+            if n == 1:
+                return True, None
+            row = await self._fetchone(
+                "SELECT message_id FROM sent_messages WHERE chat_id = ? AND slot = ?",
+                (chat_id, slot))
+        mid = None if row is None else _opt_int(row["message_id"])
+        return False, mid
+
+    async def message_sent(self, chat_id: int, slot: str, message_id: int | None) -> None:
+        """The message of ``slot`` is ``message_id`` (sent, or a message renamed into the
+        slot); None forgets the slot (its message is gone: the next claim sends anew)."""
+        async with self._write() as now:
+            if message_id is None:
+                await self._exec("DELETE FROM sent_messages WHERE chat_id = ? AND slot = ?",
+                                 (chat_id, slot))
+                return
+            await self._exec(
+                "INSERT INTO sent_messages (chat_id, slot, owner, message_id, claimed)"
+                " VALUES (?, ?, '', ?, ?) ON CONFLICT (chat_id, slot) DO UPDATE"
+                " SET message_id = excluded.message_id",
+                (chat_id, slot, message_id, now),
+            )
+
+    async def prune_coordination(self, older_than: float) -> int:
+        """Forget sent-message claims and group requests older than ``older_than``
+        seconds; returns the rows deleted."""
+        _time("older_than", older_than)
+        async with self._write() as now:
+            n = await self._exec("DELETE FROM sent_messages WHERE claimed <= ?",
+                                 (now - older_than,))
+            n += await self._exec("DELETE FROM group_sends WHERE at <= ?",
+                                  (now - max(older_than, 60.0),))
+        return n
+
 
 def _stats(row: sqlite3.Row) -> PlayerStats:
     keys = row.keys()
@@ -1376,6 +1643,231 @@ def _check_outcome(outcome: Outcome) -> None:
     if outcome.winner_seat is not None and (_int64("winner_seat", outcome.winner_seat) < 0):
         raise ValueError(f"winner_seat must be >= 0, got {outcome.winner_seat}")
     _json("totals", outcome.totals)
+
+
+# --------------------------------------------------------------------------- on the thread
+# Plain sqlite3 functions run on aiosqlite's thread by ``Storage._transact``.
+
+
+class _Abandoned(Exception):
+    """The caller was cancelled before COMMIT: the transaction is rolled back."""
+
+
+def _in_transaction(
+    conn: sqlite3.Connection,
+    abandoned: Callable[[], bool],
+    body: Callable[[sqlite3.Connection], _T],
+) -> _T:
+    if abandoned():
+        raise _Abandoned
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = body(conn)
+        if abandoned():
+            raise _Abandoned
+        conn.execute("COMMIT")
+    except BaseException as e:
+        try:
+            conn.rollback()  # a no-op if COMMIT itself failed and ended the transaction
+        except sqlite3.Error:
+            LOG.error("rollback failed after %r", e, exc_info=True)
+        raise
+    return result
+
+
+@dataclass(slots=True, eq=False)
+class _Move:
+    """A move waiting for ``Storage._flush_moves``: ``_append``'s arguments after ``now``."""
+
+    args: tuple[int, int, str, str, float | None, list[tuple[int, str]], Outcome | None, bool]
+    future: asyncio.Future[int]
+    now: float = 0.0
+    abandoned: bool = False  # the caller was cancelled (set on the loop, read on the thread)
+
+
+def _settle(future: asyncio.Future[int], error: BaseException) -> None:
+    if future.done():
+        return
+    if isinstance(error, asyncio.CancelledError):
+        future.cancel()
+    else:
+        future.set_exception(error)
+
+
+def _append_moves(
+    conn: sqlite3.Connection, batch: list[_Move]
+) -> list[int | BaseException]:
+    """One transaction for ``batch``: each move's version or why it was refused."""
+    if len(batch) == 1:
+        (move,) = batch
+        return [_in_transaction(
+            conn, lambda: move.abandoned, lambda c: _append(c, move.now, *move.args)
+        )]
+    results: list[int | BaseException] = []
+
+    def body(c: sqlite3.Connection) -> None:
+        for move in batch:
+            if move.abandoned:  # cancelled before its turn: not written
+                results.append(_Abandoned())
+                continue
+            c.execute("SAVEPOINT move")
+            try:
+                results.append(_append(c, move.now, *move.args))
+            except Exception as e:
+                if not c.in_transaction:  # SQLite ended the whole transaction (disk, ...)
+                    raise
+                c.execute("ROLLBACK TO move")
+                results.append(e)
+            c.execute("RELEASE move")
+
+    _in_transaction(conn, lambda: all(m.abandoned for m in batch), body)
+    return results
+
+
+_APPEND_SQL: Final = (
+    "INSERT INTO game_actions (game_id, seq, action, created) VALUES (?, ?, ?, ?)"
+)
+_MOVE_SQL: Final = (
+    "UPDATE games SET version = ?, snapshot = ?, deadline = ?, updated = ?,"
+    " human_moved = CASE WHEN ? THEN ? ELSE human_moved END"
+    " WHERE game_id = ? AND version = ? AND status = 'playing'"
+)
+_LAST_MOVE_SQL: Final = (  # the move that ends the game: finish_game's status change too
+    "UPDATE games SET version = ?, snapshot = ?, deadline = NULL, updated = ?,"
+    " human_moved = CASE WHEN ? THEN ? ELSE human_moved END, status = ?, lobby_code = NULL"
+    " WHERE game_id = ? AND version = ? AND status = 'playing'"
+)
+_SHEET_SQL: Final = (
+    "INSERT INTO score_sheets (game_id, deal_no, data, created, seq) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT (game_id, deal_no) DO UPDATE SET data = excluded.data"
+)
+_RESULT_SQL: Final = (
+    "INSERT INTO results (game_id, finished, winner_seat, totals, stopped)"
+    " VALUES (?, ?, ?, ?, ?)"
+)
+
+
+def _append(
+    conn: sqlite3.Connection,
+    now: float,
+    game_id: int,
+    expected: int,
+    action: str,
+    snapshot: str,
+    deadline: float | None,
+    rows: list[tuple[int, str]],
+    outcome: Outcome | None,
+    human: bool,
+) -> int:
+    """``append_action``'s statements: the action, the version-checked game update, the
+    sheet rows, the result.  The action goes first because the log's trigger wants its seq
+    to be the stored version + 1 (it refuses a stale version already); the update's
+    ``version = ? AND status = 'playing'`` decides the rest.  Only a refused move reads
+    the game, to raise the right conflict."""
+    version = expected + 1
+    try:
+        conn.execute(_APPEND_SQL, (game_id, version, action, now))
+    except sqlite3.IntegrityError:
+        _refused(conn, game_id, expected)
+        raise
+    if outcome is None:
+        changed = conn.execute(
+            _MOVE_SQL,
+            (version, snapshot, deadline, now, int(human), now, game_id, expected),
+        ).rowcount
+    else:
+        changed = conn.execute(
+            _LAST_MOVE_SQL,
+            (version, snapshot, now, int(human), now,
+             "stopped" if outcome.stopped else "finished", game_id, expected),
+        ).rowcount
+    if changed != 1:
+        _refused(conn, game_id, expected)
+        raise StorageFailure(f"game {game_id}: the move at version {expected} was not stored")
+    if rows:
+        conn.executemany(
+            _SHEET_SQL, [(game_id, deal_no, data, now, version) for deal_no, data in rows]
+        )
+    if outcome is not None:
+        conn.execute(
+            _RESULT_SQL,
+            (game_id, now, outcome.winner_seat, outcome.totals, int(outcome.stopped)),
+        )
+    return version
+
+
+def _refused(conn: sqlite3.Connection, game_id: int, expected: int) -> None:
+    """Raise why a move at ``expected`` cannot be stored, if that is the game's state."""
+    row = conn.execute(
+        "SELECT status, version FROM games WHERE game_id = ?", (game_id,)
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"game {game_id}")
+    status, version = str(row[0]), int(row[1])
+    if status != "playing":
+        raise StatusConflict(game_id, status, ("playing",))
+    if version != expected:
+        raise VersionConflict(game_id, expected, version)
+
+
+def _set_message_ids(conn: sqlite3.Connection, now: float, game_id: int, ids: str) -> None:
+    changed = conn.execute(
+        "UPDATE games SET message_ids = ?, updated = ? WHERE game_id = ?", (ids, now, game_id)
+    ).rowcount
+    if changed != 1:
+        raise NotFound(f"game {game_id}")
+
+
+def _upsert_user(
+    conn: sqlite3.Connection,
+    now: float,
+    user_id: int,
+    first_name: str,
+    username: str | None,
+    language: Language | None,
+) -> User:
+    conn.execute(
+        "INSERT INTO users (user_id, first_name, username, language, created, updated)"
+        " VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (user_id) DO UPDATE SET first_name = excluded.first_name,"
+        " username = excluded.username, updated = excluded.updated"
+        " WHERE users.first_name IS NOT excluded.first_name"
+        " OR users.username IS NOT excluded.username",
+        (user_id, first_name, username, language, now, now),
+    )
+    row = conn.execute("SELECT * FROM users WHERE user_id = ?", (user_id,)).fetchone()
+    assert row is not None
+    return _user(row)
+
+
+def _upsert_chat(
+    conn: sqlite3.Connection, now: float, chat_id: int, kind: ChatKind, language: Language
+) -> Chat:
+    conn.execute(
+        "INSERT INTO chats (chat_id, kind, language, created, updated) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (chat_id) DO UPDATE SET kind = excluded.kind,"
+        " updated = excluded.updated WHERE chats.kind IS NOT excluded.kind",
+        (chat_id, kind, language, now, now),
+    )
+    row = conn.execute("SELECT * FROM chats WHERE chat_id = ?", (chat_id,)).fetchone()
+    assert row is not None
+    return _chat(row)
+
+
+_K = TypeVar("_K")
+
+
+def _cached(cache: dict[int, tuple[float, _K]], key: int) -> _K | None:
+    entry = cache.get(key)
+    if entry is None or time.monotonic() - entry[0] > _CACHE_MAX_AGE:
+        return None
+    return entry[1]
+
+
+def _remember(cache: dict[int, tuple[float, _K]], key: int, value: _K) -> None:
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = (time.monotonic(), value)
 
 
 async def _migrate(db: aiosqlite.Connection, path: str, migrations: Sequence[Migration]) -> None:

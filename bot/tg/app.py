@@ -1,7 +1,8 @@
 """The PTB application, built the same way for ``python -m bot``, the tests and the benchmark.
 
 ``build_application(settings)`` returns an application whose ``initialize()`` opens the
-database, restores every game in progress (timers and computer moves re-armed) and
+database, registers every game in progress (rebuilt when first touched or by a background
+task, timers and computer moves re-armed: ``restore.py``) and
 registers the command menu, and whose ``shutdown()`` stops the games' tasks and closes it.
 """
 
@@ -16,16 +17,18 @@ from typing import Any
 from telegram import BotCommand, BotCommandScopeDefault
 from telegram.error import TelegramError
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
-from telegram.request import HTTPXRequest
+from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
 from bot.i18n import t
 from bot.tg import metrics as M
+from bot.tg.aiohttp_request import AiohttpRequest
+from bot.tg.coord import SharedCoordinator, SharedSends, owner_name
 from bot.tg.handlers import add_handlers
 from bot.tg.outbox import Outbox
 from bot.tg.service import GameService
 from bot.tg.thinking import Thinker
-from storage import Storage
+from storage import Backend, open_storage
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +64,9 @@ class ThousandApplication(MeasuredApplication):
 
     settings: Settings
     rng: random.Random | None
-    storage: Storage | None
+    storage: Backend | None
     service: GameService | None
+    requests: tuple[BaseRequest, ...]
 
     async def initialize(self) -> None:
         if self._initialized:
@@ -73,19 +77,27 @@ class ThousandApplication(MeasuredApplication):
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.0002))
         await super().initialize()
         s = self.settings
-        self.storage = await Storage.open(s.database_path, busy_timeout=s.database_busy_timeout)
+        self.storage = await open_storage(
+            database_url=s.database_url, database_path=s.database_path,
+            busy_timeout=s.database_busy_timeout)
         outbox = Outbox(self.bot, group_per_minute=s.group_messages_per_minute)
         thinker = Thinker(workers=s.computer_workers, budget=s.computer_think_seconds)
+        coord = None
+        if s.database_url:  # several processes may share the database (bot/tg/coord.py)
+            owner = owner_name(s.instance_name)
+            coord = SharedCoordinator(self.storage, owner)
+            outbox.shared = SharedSends(self.storage, owner)
         service = GameService(
             self.storage, outbox, thinker, bot=self.bot, turn_timeout=s.turn_timeout,
             move_delay=s.computer_move_delay, computer_level=s.computer_level, rng=self.rng,
-            lobby_ttl=s.lobby_ttl, game_ttl=s.game_ttl)
+            lobby_ttl=s.lobby_ttl, game_ttl=s.game_ttl, coord=coord)
         service.bot_username = self.bot.username
         self.service = service
         self.bot_data["service"] = service
         await self._register_commands()
         restored = await service.restore()
-        log.info("bot @%s ready, %d games in progress restored", self.bot.username, restored)
+        log.info("bot @%s ready, %d games in progress (rebuilt when touched, or in the "
+                 "background)", self.bot.username, restored)
 
     async def _register_commands(self) -> None:
         try:
@@ -109,14 +121,36 @@ class ThousandApplication(MeasuredApplication):
             await self.storage.close()
             self.storage = None
         await super().shutdown()
+        # PTB shuts its HTTP clients down only after a finished initialize(): when start-up
+        # failed (the Bot API unreachable), ours are closed here (each shutdown is idempotent)
+        for request in self.requests:
+            await request.shutdown()
 
 
-class MeasuredRequest(HTTPXRequest):
+class _Measured(BaseRequest):
     """Marks the first request made on behalf of an update (benchmark only)."""
 
     async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
         M.mark_request()
-        return await super().do_request(*args, **kwargs)
+        return await super().do_request(*args, **kwargs)  # type: ignore[safe-super]
+
+
+class MeasuredRequest(_Measured, HTTPXRequest):
+    """PTB's default request class, measured (the bench floor's, and HTTP_CLIENT=httpx)."""
+
+
+class MeasuredAiohttpRequest(_Measured, AiohttpRequest):
+    """``AiohttpRequest``, measured (HTTP_CLIENT=aiohttp)."""
+
+
+def _requests(settings: Settings, measured: bool) -> tuple[BaseRequest, BaseRequest] | None:
+    """The request objects for Bot API calls and for getUpdates (None: PTB's defaults)."""
+    if settings.http_client == "aiohttp":
+        cls = MeasuredAiohttpRequest if measured else AiohttpRequest
+        return cls(connection_pool_size=256), AiohttpRequest(connection_pool_size=1)
+    if measured:
+        return MeasuredRequest(connection_pool_size=256), HTTPXRequest(connection_pool_size=1)
+    return None
 
 
 def build_application(
@@ -141,8 +175,10 @@ def build_application(
         .job_queue(None)
     )
     if metrics is not None:
-        builder = builder.update_queue(M.StampedQueue(metrics)).request(
-            MeasuredRequest(connection_pool_size=256))
+        builder = builder.update_queue(M.StampedQueue(metrics))
+    requests = _requests(settings, measured=metrics is not None)
+    if requests is not None:
+        builder = builder.request(requests[0]).get_updates_request(requests[1])
     app = builder.build()
     assert isinstance(app, ThousandApplication)
     app.settings = settings
@@ -150,5 +186,6 @@ def build_application(
     app.rng = rng
     app.storage = None
     app.service = None
+    app.requests = requests or ()
     add_handlers(app)
     return app

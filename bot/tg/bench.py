@@ -255,10 +255,10 @@ def _project_app(args: argparse.Namespace) -> AppFactory:
 
         settings = load_settings(
             telegram_bot_token=token, telegram_api_url=base_url,
-            database_path=str(tmp / "bench.sqlite3"),
+            database_path=str(tmp / "bench.sqlite3"), database_url=args.database_url,
             computer_move_delay=args.computer_delay,
             computer_level=args.level, messages_per_second=args.messages_per_second,
-            log_level="WARNING")
+            http_client=args.http, log_level="WARNING")
         return build_application(settings, metrics=metrics, rng=random.Random(args.seed))
 
     return make
@@ -352,6 +352,7 @@ def _print_profile(profiler: cProfile.Profile, path: str) -> None:
 async def _run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("aiohttp").setLevel(logging.WARNING)
     run_started = time.perf_counter()
     floor: Phase | None = None
     if args.floor:
@@ -375,7 +376,8 @@ async def _run(args: argparse.Namespace) -> int:
     print(f"bench bot: {args.games} solo games at once, {result['presses']} presses "
           f"({result['games']} games finished) in {bot.elapsed:.1f} s; people think "
           f"{args.think:g} s on average, COMPUTER_MOVE_DELAY {args.computer_delay:g} s, "
-          f"computer level {args.level}, overall message limit {limit}"
+          f"computer level {args.level}, overall message limit {limit}, "
+          f"HTTP client {args.http}"
           + (" [under cProfile: CPU figures include its overhead]" if profiler else ""))
     _print_phase(bot)
     print(f"  peak memory of the bot process: {peak_mb:.0f} MB")
@@ -405,17 +407,27 @@ def main(argv: list[str]) -> int:
                    help="computer players' level (their thinking is not measured)")
     p.add_argument("--messages-per-second", type=float, default=0.0,
                    help="the overall message limit (Telegram's is 30; 0: off)")
-    p.add_argument("--think", type=float, default=2.0,
-                   help="seconds a person looks at the cards before pressing (mean; 0: none)")
+    p.add_argument("--think", type=float, default=None,
+                   help="seconds a person looks at the cards before pressing (mean; 0: none; "
+                        "default 2 s for up to 200 games, games/100 s above: the same "
+                        "~100 presses a second with more games live)")
     p.add_argument("--arrive", type=float, default=5.0,
                    help="people send /newgame spread over this many seconds")
     p.add_argument("--computer-delay", type=float, default=1.0,
                    help="COMPUTER_MOVE_DELAY (the bot's default 1 s; 0 for a stress test)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--database-url", default="", metavar="URL",
+                   help="run the bot on this PostgreSQL database (DATABASE_URL; use an empty "
+                        "one) instead of SQLite in a temporary directory")
+    p.add_argument("--http", default="aiohttp", choices=["aiohttp", "httpx"],
+                   help="the bot's HTTP client (HTTP_CLIENT); the floor always uses "
+                        "python-telegram-bot's default (httpx)")
     p.add_argument("--no-floor", dest="floor", action="store_false",
                    help="skip the floor (a bare python-telegram-bot bot driven the same way)")
     p.add_argument("--profile", metavar="FILE",
                    help="run the bot's phase under cProfile, write the stats to FILE and "
                         "print the top 25 functions")
     args = p.parse_args(argv)
+    if args.think is None:
+        args.think = max(2.0, args.games / 100)
     return asyncio.run(_run(args))

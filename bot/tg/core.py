@@ -17,6 +17,7 @@ from telegram.error import TelegramError
 from bot.i18n import Lang, lang_of, norm_lang, t
 from bot.tg import callbacks as cb
 from bot.tg import render as R
+from bot.tg.coord import Coordinator
 from bot.tg.outbox import Outbox
 from bot.tg.session import (
     CACHE_LIMIT,
@@ -32,7 +33,8 @@ from bot.tg.session import (
 )
 from bot.tg.thinking import Thinker
 from storage import (
-    Storage,
+    Backend,
+    Game,
     StorageError,
 )
 
@@ -59,11 +61,17 @@ class ServiceCore:
     async def _reload_lobby(self, s: Session) -> None:
         raise NotImplementedError
 
+    async def touch_game(self, game_id: int) -> None:
+        raise NotImplementedError
+
+    async def touch_chat(self, chat_id: int) -> None:
+        raise NotImplementedError
+
     # ---- helpers shared by every room
 
     def __init__(
         self,
-        storage: Storage,
+        storage: Backend,
         outbox: Outbox,
         thinker: Thinker,
         *,
@@ -75,6 +83,7 @@ class ServiceCore:
         game_ttl: float = 14 * 86400.0,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.time,
+        coord: Coordinator | None = None,
     ) -> None:
         self.storage = storage
         self.outbox = outbox
@@ -97,6 +106,15 @@ class ServiceCore:
         self._closing = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
+        # several processes on one database (coord.py); the default owns every game
+        self.coord = coord or Coordinator()
+        # games in progress not rebuilt yet (restore.py: rebuilt when first touched, or by
+        # the background restore): game id -> its row at start-up, chat id -> game id
+        self.pending: dict[int, Game] = {}
+        self.pending_chat: dict[int, int] = {}
+        self.restored = asyncio.Event()  # set once every game of the start-up is rebuilt
+        self._restorer: asyncio.Task[None] | None = None
+        self._coordinator: asyncio.Task[None] | None = None
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
         lock = self._chat_locks.get(chat_id)
@@ -253,6 +271,22 @@ class ServiceCore:
             return
         loop = asyncio.get_running_loop()
         loop.call_later(min(2.0 ** s.restarts, 30.0), self._resume, s)
+
+    def _want_lease(self, s: Session) -> None:
+        """Several processes: ``s`` needs its timers or computer moves run but this process
+        does not hold its lease: it takes it if nobody holds it, then schedules."""
+        if s.claiming or self._closing:
+            return
+        s.claiming = True
+
+        async def run() -> None:
+            try:
+                if await self.coord.claim(s.game_id) and self.sessions.get(s.game_id) is s:
+                    self.schedule(s)
+            finally:
+                s.claiming = False
+
+        self._spawn(s, run(), f"lease:{s.game_id}")
 
     def _resume(self, s: Session) -> None:
         if self._closing or self.sessions.get(s.game_id) is not s:

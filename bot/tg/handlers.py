@@ -19,6 +19,7 @@ from telegram.ext import (
     CommandHandler,
     ContextTypes,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
@@ -259,6 +260,18 @@ async def on_my_chat_member(update: Update, context: Ctx) -> None:
                                 None if adder.is_bot else user_ref(adder))
 
 
+async def on_touch(update: Update, context: Ctx) -> None:
+    """Before every handler: the game of the update's chat is rebuilt if the restore has
+    not reached it yet, or (several processes) checked against storage (restore.py)."""
+    chat = update.effective_chat
+    if chat is None:
+        return
+    try:
+        await service_of(context).touch_chat(chat.id)
+    except StorageError as e:  # the handler itself meets the database's answer
+        log.warning("chat %s: its game was not checked: %s", chat.id, e)
+
+
 async def on_error(update: object, context: Ctx) -> None:
     log.error("error while handling an update", exc_info=context.error)
 
@@ -266,9 +279,16 @@ async def on_error(update: object, context: Ctx) -> None:
 COMMANDS = ("start", "newgame", "score", "rules", "help", "leave", "stop", "lang", "table",
             "export", "stats", "top")
 
+#: The update types ``add_handlers`` handles: the ``allowed_updates`` of getUpdates and
+#: setWebhook, so Telegram sends nothing else (commands, private text, files and group
+#: migrations are ``message``; buttons ``callback_query``; being added, removed or blocked
+#: ``my_chat_member``).  tests/bot/test_e2e_webhook.py checks it against the handlers.
+UPDATE_TYPES = (Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER)
+
 
 def add_handlers(app: AnyApp) -> None:
     msgs = filters.UpdateType.MESSAGE
+    app.add_handler(TypeHandler(Update, on_touch), group=-1)
     app.add_handler(CommandHandler("start", _guarded(on_start), filters=msgs))
     app.add_handler(CommandHandler("newgame", _guarded(on_newgame), filters=msgs))
     app.add_handler(CommandHandler("score", _guarded(on_score), filters=msgs))

@@ -40,6 +40,13 @@
   arrives.  A window log of at most N timestamps per group is a few lines and exact.
   The clock is the event loop's (``loop.time()``, as aiolimiter's), so tests run on a
   virtual-time loop.
+* Several processes (``shared``, a ``coord.SharedSends``): a group's request is also
+  counted in the database (``group_send``: the budget holds across processes; a request
+  waits while the shared window is full), and a new message of a named slot (a table, a
+  hand, a lobby) is claimed under its key before it is sent: only the claimer sends and
+  stores the message id at once; another process finds the id and edits that message.
+  Renamed slots (a lobby becoming the table, ``/table``) are recorded before the chat's
+  next request.  Nothing of this runs for a single process (``shared`` is None).
 * Errors: a private chat that answers 403 (the user blocked the bot or never started it)
   and a group that migrated to a supergroup are reported through the hooks; a message that
   can no longer be edited is sent anew; Retry-After and network errors are retried.
@@ -205,6 +212,26 @@ class ChatQueue:
     task: asyncio.Task[None] | None = None
     kick: asyncio.Event = field(default_factory=asyncio.Event)  # wakes a waiting worker
     budget: GroupBudget | None = None  # groups only
+    records: list[tuple[str, int | None]] = field(default_factory=list)  # shared: slot ids
+
+
+class Shared(Protocol):
+    """Coordination with other processes (``bot.tg.coord.SharedSends``)."""
+
+    async def group_send(self, chat_id: int, limit: int, window: float) -> float: ...
+
+    async def claim(self, chat_id: int, slot: str) -> tuple[bool, int | None]: ...
+
+    async def sent(self, chat_id: int, slot: str, message_id: int | None) -> None: ...
+
+
+CLAIM_WAIT = 0.3  # seconds before asking again for a slot another process is sending
+
+
+def claimable(key: str) -> bool:
+    """Slots sent once across processes: a game's lobby, table and hands (not one-off
+    replies, uploads and reminders, which only the process that makes them sends)."""
+    return key[:1] in ("l", "t", "h") and ":moved" not in key
 
 
 Hook = Callable[[int], Awaitable[None]]
@@ -220,9 +247,11 @@ async def _nothing2(old: int, new: int) -> None:
 
 
 class Outbox:
-    def __init__(self, bot: BotLike, *, group_per_minute: int = 20) -> None:
+    def __init__(self, bot: BotLike, *, group_per_minute: int = 20,
+                 window: float = WINDOW) -> None:
         self.bot = bot
         self.group_per_minute = group_per_minute
+        self.window = window  # of the group budget (Telegram's minute; shorter in tests)
         self.queues: dict[int, ChatQueue] = {}
         self.on_forbidden: Hook = _nothing  # a private chat answered 403
         self.on_kicked: Hook = _nothing  # a group answered 403
@@ -230,7 +259,9 @@ class Outbox:
         self._ids = itertools.count(1)
         self._idle = asyncio.Event()
         self._idle.set()
+        self._workers: set[asyncio.Task[None]] = set()  # running: idle when empty
         self.closed = False
+        self.shared: Shared | None = None  # several processes (see the module's text)
 
     # ------------------------------------------------------------------ putting
 
@@ -239,7 +270,7 @@ class Outbox:
         if q is None:
             q = self.queues[chat_id] = ChatQueue(chat_id)
             if chat_id < 0:
-                q.budget = GroupBudget(self.group_per_minute)
+                q.budget = GroupBudget(self.group_per_minute, self.window)
         return q
 
     def put(self, chat_id: int, key: str, content: Rendered, *, final: bool = False,
@@ -301,12 +332,18 @@ class Outbox:
         q.dirty.append(key)
         self._wake(q)
 
-    def known(self, chat_id: int, key: str, message_id: int, digest: str | None) -> None:
-        """Register a message sent before (after a restart): edits go to ``message_id``."""
+    def known(self, chat_id: int, key: str, message_id: int, digest: str | None, *,
+              override: bool = False) -> None:
+        """Register a message sent before (after a restart): edits go to ``message_id``
+        (``override``: also when the slot is known here with another message — another
+        process moved it)."""
         q = self._queue(chat_id)
         slot = q.slots.get(key)
         if slot is None:
             q.slots[key] = Slot(key, message_id=message_id, sent=digest)
+        elif override and slot.message_id != message_id and not slot.delete:
+            slot.message_id = message_id
+            slot.sent = digest
 
     def rename(self, chat_id: int, old: str, new: str) -> None:
         """The message of slot ``old`` becomes slot ``new`` (a lobby turning into a table)."""
@@ -318,6 +355,12 @@ class Outbox:
         slot.final = False
         q.slots[new] = slot
         q.dirty = [new if k == old else k for k in q.dirty]
+        if self.shared is not None:  # recorded before the chat's next request
+            if claimable(old):
+                q.records.append((old, None))
+            if claimable(new) and slot.message_id is not None:
+                q.records.append((new, slot.message_id))
+            self._wake(q)
 
     def message_id(self, chat_id: int, key: str) -> int | None:
         q = self.queues.get(chat_id)
@@ -380,17 +423,43 @@ class Outbox:
             q.task = asyncio.get_running_loop().create_task(
                 self._run(q), name=f"outbox:{q.chat_id}", context=contextvars.Context()
             )
+            self._workers.add(q.task)
+            q.task.add_done_callback(self._worker_done)
         else:
             q.kick.set()  # a worker waiting for the budget looks again (a reply goes first)
 
+    def _worker_done(self, task: asyncio.Task[None]) -> None:
+        """(Also for a worker cancelled before it ran: its ``finally`` never did.)"""
+        self._workers.discard(task)
+        self._check_idle()
+
     def _check_idle(self) -> None:
-        if all(q.task is None or q.task.done() for q in self.queues.values()):
+        """Idle when no worker runs (a set, not a scan of every queue: restoring a
+        thousand games wakes a thousand workers)."""
+        if not self._workers:
             self._idle.set()
 
     async def idle(self, timeout: float = 10.0) -> None:
         """Wait until every queue is empty (shutdown, tests)."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._idle.wait(), timeout)
+
+    async def _record(self, q: ChatQueue) -> None:
+        """Shared: store the slots renamed here (before any request of the chat)."""
+        assert self.shared is not None
+        while q.records:
+            key, mid = q.records[0]
+            await self.shared.sent(q.chat_id, key, mid)
+            q.records.pop(0)
+
+    async def _shared_budget(self, q: ChatQueue, slot: Slot) -> float:
+        """Shared: count this request in the group's window across processes (0.0), or
+        the seconds to wait (nothing counted).  New messages may use the whole budget,
+        edits all but the reserve (as ``GroupBudget``)."""
+        assert self.shared is not None and q.budget is not None
+        b = q.budget
+        limit = b.limit if slot.fresh or slot.upload is not None else max(1, b.limit - b.reserve)
+        return await self.shared.group_send(q.chat_id, limit, b.window)
 
     def _pick(self, q: ChatQueue, now: float) -> tuple[Slot | None, float]:
         """The next request of ``q``, or None and how long to wait (inf: nothing to do).
@@ -430,6 +499,13 @@ class Outbox:
         loop = asyncio.get_running_loop()
         try:
             while self.queues.get(q.chat_id) is q:
+                if self.shared is not None and q.records:
+                    try:
+                        await self._record(q)
+                    except Exception as e:  # the database failed: try again soon
+                        log.warning("chat %s: message ids not shared yet: %s", q.chat_id, e)
+                        await asyncio.sleep(1.0)
+                        continue
                 slot, wait = self._pick(q, loop.time())
                 if slot is None:
                     if wait == math.inf:
@@ -438,6 +514,15 @@ class Outbox:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(q.kick.wait(), wait + 0.001)
                     continue
+                if self.shared is not None and q.budget is not None:
+                    try:
+                        wait = await self._shared_budget(q, slot)
+                    except Exception as e:  # the database failed: the budget is unknown
+                        log.warning("chat %s: the shared budget failed: %s", q.chat_id, e)
+                        wait = 1.0
+                    if wait > 0:  # the window is full (other processes sent): wait
+                        await asyncio.sleep(wait)
+                        continue
                 q.dirty.remove(slot.key)
                 try:
                     if slot.delete:
@@ -452,7 +537,10 @@ class Outbox:
         except Exception:  # pragma: no cover - a bug; keep the bot alive
             log.exception("outbox worker of chat %s failed", q.chat_id)
         finally:
-            if q.task is asyncio.current_task():
+            me = asyncio.current_task()
+            if me is not None:
+                self._workers.discard(me)
+            if q.task is me:
                 q.task = None
             if q.dirty and self.queues.get(q.chat_id) is q and not self.closed:
                 self._wake(q)
@@ -480,6 +568,8 @@ class Outbox:
                 await self._send_upload(q.chat_id, slot.upload)
                 slot.message_id = -1  # sent: never retried as an edit
                 slot.sent = digest
+            elif slot.message_id is None and not await self._claimed(q, slot):
+                return  # another process is sending it: asked again soon
             elif slot.message_id is None:
                 msg = await self.bot.send_message(
                     chat_id=q.chat_id, text=content.text, parse_mode=ParseMode.HTML,
@@ -487,6 +577,8 @@ class Outbox:
                 )
                 slot.message_id = int(msg.message_id)
                 slot.sent = digest
+                if self.shared is not None and claimable(slot.key):
+                    await self._share(q, slot.key, slot.message_id)
                 if slot.on_sent is not None:
                     slot.on_sent(slot.message_id, digest, True)
             else:
@@ -530,6 +622,8 @@ class Outbox:
                 log.info("chat %s: message %s is gone, sending anew", q.chat_id, slot.message_id)
                 slot.message_id = None
                 slot.sent = None
+                if self.shared is not None and claimable(slot.key):
+                    await self._share(q, slot.key, None)
                 self._again(q, slot)
             else:
                 log.error("chat %s: %s refused: %s", q.chat_id, slot.key, e.message)
@@ -545,6 +639,35 @@ class Outbox:
                 self._done(q, slot, content)
         finally:
             metrics.current.reset(token)
+
+    async def _claimed(self, q: ChatQueue, slot: Slot) -> bool:
+        """Shared: may this process send ``slot`` as a new message?  False (and the slot
+        queued again) while another process sends it; if it was sent, ``slot`` takes its
+        message id (the caller edits it)."""
+        if self.shared is None or not claimable(slot.key):
+            return True
+        try:
+            mine, mid = await self.shared.claim(q.chat_id, slot.key)
+        except Exception as e:  # the database failed: not sent now (maybe twice) but later
+            log.warning("chat %s: %s not claimed: %s", q.chat_id, slot.key, e)
+            mine, mid = False, None
+        if mine:
+            return True
+        if mid is not None:
+            slot.message_id = mid
+            slot.sent = None
+            return True
+        self._again(q, slot)
+        await asyncio.sleep(CLAIM_WAIT)
+        return False
+
+    async def _share(self, q: ChatQueue, key: str, message_id: int | None) -> None:
+        assert self.shared is not None
+        try:
+            await self.shared.sent(q.chat_id, key, message_id)
+        except Exception as e:  # kept to be stored before the chat's next request
+            log.warning("chat %s: the id of %s not shared yet: %s", q.chat_id, key, e)
+            q.records.append((key, message_id))
 
     async def _send_upload(self, chat_id: int, up: Upload) -> None:
         caption = {"caption": up.caption, "parse_mode": ParseMode.HTML} if up.caption else {}

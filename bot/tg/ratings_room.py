@@ -7,7 +7,7 @@ Who is who: a person's seat is the player ``u:<user_id>`` (also when the compute
 the game for them), a computer seat is ``ai:<level>`` — one rated player per level
 (``bot.ratings.AI_IDS``), so a solo player's rating is measured against something that
 keeps its strength.  A game is counted from what storage holds (seats, score sheet), in one
-transaction with its ``rated_games`` marker (``Storage.record_game_result``): it counts once
+transaction with its ``rated_games`` marker (``Backend.record_game_result``): it counts once
 whatever happens, and a game whose count was lost (a crash right after the final move) is
 counted at the next start-up.  Only games that ended with a winner (status ``finished``)
 count; stopped, expired and broken games do not.
@@ -29,14 +29,14 @@ from bot.tg.core import ServiceCore
 from bot.tg.model import SeatInfo, seats_from_json
 from bot.tg.session import Backoff, ChatRef, Session, UserRef, clean_name
 from storage import (
+    Backend,
     NotFound,
     PlayerStats,
     SeatResult,
     StatusConflict,
-    Storage,
     StorageError,
 )
-from storage.sqlite import RatingPair
+from storage.base import RatingPair
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def player_id(seat: SeatInfo) -> str:
     return f"ai:{seat.level if seat.level in R.LEVELS else 'hard'}"
 
 
-async def record(storage: Storage, game_id: int) -> bool:
+async def record(storage: Backend, game_id: int) -> bool:
     """Count a finished game (its seats' numbers and the new ratings); False if it was
     counted already.  Raises StorageError (StatusConflict for a game not finished)."""
     game = await storage.get_game(game_id)

@@ -1,5 +1,18 @@
-"""The restore room: games rebuilt at start-up (or marked broken), the shutdown, and the
-sweep that expires idle lobbies and games and prunes the caches."""
+"""The restore room: games rebuilt after a start (or marked broken), the shutdown, the
+sweep that expires idle lobbies and games and prunes the caches, and the leases of games
+when several processes share the database.
+
+Restart without waiting: ``restore`` reads only the list of games in progress (one query)
+and registers them as *pending*; the bot answers at once.  A pending game is rebuilt
+(replayed from its record) when it is first touched — a press on it, any update in its
+chat (``touch_game`` / ``touch_chat``, called before the handlers), ``_orphan`` — under its
+chat's lock, so two presses never rebuild it twice; a background task rebuilds the rest one
+by one (yielding to the updates between games) and re-arms their timers and computer moves.
+
+Several processes (``coord.SharedCoordinator``): before an update is handled its game is
+checked against storage (one read) and rebuilt if another process changed it; a game's
+timers and computer moves run only where its lease is held; every process renews its
+leases and takes over the expired ones (``_coordinate``)."""
 
 from __future__ import annotations
 
@@ -23,6 +36,7 @@ from bot.tg.model import (
 from bot.tg.ratings_room import record_unrated
 from bot.tg.session import (
     CACHE_LIMIT,
+    Backoff,
     ChatKind,
     Session,
     hand_key,
@@ -43,14 +57,183 @@ class RestoreRoom(MembershipRoom):
     """Start-up, shutdown and expiry."""
 
     async def restore(self) -> int:
-        """Rebuild every game in progress from storage and re-arm its timers and moves; a
-        game that cannot be rebuilt is marked broken (its record kept) and its chat told."""
+        """Register every game in progress (one query) and start rebuilding them in the
+        background (``restored`` is set when done); a game touched meanwhile is rebuilt at
+        once.  A game that cannot be rebuilt is marked broken (its record kept) and its chat
+        told.  Returns how many games are in progress."""
         games = await self.storage.games_in_progress()
         for game in games:
-            await self._restore_or_break(game)
+            if game.game_id not in self.sessions:
+                self.pending[game.game_id] = game
+                self.pending_chat[game.chat_id] = game.game_id
+        self.restored.clear()
         await record_unrated(self)  # games that ended but were not counted (a crash)
+        loop = asyncio.get_running_loop()
+        self._restorer = loop.create_task(self._restore_rest(), name="restore")
+        if self.coord.shared and self._coordinator is None:
+            self._coordinator = loop.create_task(self._coordinate(), name="leases")
         self._start_sweeper()
         return len(games)
+
+    async def _restore_rest(self) -> None:
+        """The background part of ``restore``: every pending game rebuilt, one at a time.
+        With several processes only the games whose lease nobody holds are taken
+        (``_coordinate``)."""
+        backoff = Backoff(0, "restoring the games in progress")
+        try:
+            while self.pending and not self._closing and not self.coord.shared:
+                game = next(iter(self.pending.values()))
+                try:
+                    await self._restore_pending(game)
+                    backoff.ok()
+                except StorageError as e:
+                    backoff.failed(e)
+                    await backoff.wait()
+                await asyncio.sleep(0)  # the updates waiting go first
+        finally:
+            self.restored.set()
+
+    def _forget_pending(self, game_id: int) -> Game | None:
+        game = self.pending.pop(game_id, None)
+        if game is not None and self.pending_chat.get(game.chat_id) == game_id:
+            del self.pending_chat[game.chat_id]
+        return game
+
+    async def _restore_pending(self, game: Game) -> Session | None:
+        """Rebuild a pending game under its chat's lock (once: a second caller finds it
+        done).  On a storage error it stays pending and the error is raised."""
+        async with self.chat_lock(game.chat_id):
+            if self.pending.get(game.game_id) is not game:
+                return self.sessions.get(game.game_id)
+            return await self._restore_pending_locked(game)
+
+    async def _restore_pending_locked(self, game: Game) -> Session | None:
+        # it stays pending until rebuilt: a touch meanwhile waits for the lock, then finds it
+        row: Game | None = game
+        if self.coord.shared:  # the row of the start-up may be old
+            row = await self.storage.get_game(game.game_id)
+        if row is None or not row.active:
+            self._forget_pending(game.game_id)
+            return None
+        s = await self._restore_or_break(row)  # a StorageError: still pending
+        self._forget_pending(game.game_id)
+        return s
+
+    async def touch_game(self, game_id: int) -> None:
+        """An update about the game ``game_id`` (a press) is about to be handled: a pending
+        game is rebuilt now; with several processes, the game is checked against storage."""
+        game = self.pending.get(game_id)
+        if game is not None:
+            await self._restore_pending(game)
+        elif self.coord.shared:
+            s = self.sessions.get(game_id)
+            if s is not None:
+                async with s.lock:
+                    await self._sync(self.sessions.get(game_id),
+                                     await self.storage.get_game(game_id))
+                return
+            row = await self.storage.get_game(game_id)
+            if row is not None and row.active:
+                async with self.chat_lock(row.chat_id):
+                    await self._sync(self.sessions.get(game_id), row)
+
+    async def touch_chat(self, chat_id: int) -> None:
+        """An update in ``chat_id`` is about to be handled: its pending game is rebuilt now;
+        with several processes, its game is checked against storage."""
+        gid = self.pending_chat.get(chat_id)
+        game = self.pending.get(gid) if gid is not None else None
+        if game is not None:
+            await self._restore_pending(game)
+        elif self.coord.shared:
+            async with self.chat_lock(chat_id):
+                row = await self.storage.active_game(chat_id)
+                s = self.session_of_chat(chat_id)
+                if s is not None and (row is None or row.game_id != s.game_id):
+                    await self._sync(s, await self.storage.get_game(s.game_id))
+                if row is not None:
+                    await self._sync(self.sessions.get(row.game_id), row)
+
+    async def _sync(self, s: Session | None, game: Game | None) -> None:
+        """Several processes: make the session of ``game`` what storage holds (the caller
+        holds the chat's lock): dropped if the game ended, rebuilt if it changed."""
+        if game is None or not game.active:
+            if s is not None:
+                self._unregister(s)
+            return
+        self._forget_pending(game.game_id)
+        if s is None:
+            other = self.session_of_chat(game.chat_id)
+            if other is not None and other.game_id != game.game_id:
+                self._unregister(other)  # the chat's earlier game ended elsewhere
+            await self._restore_or_break(game)
+            return
+        if s.status == game.status == "lobby":
+            if s.lobby_rev != game.lobby_rev:
+                await self._reload_lobby(s)
+        elif s.status != game.status or s.store_version != game.version:
+            await self._reload(s)
+
+    async def _coordinate(self) -> None:
+        """Several processes: renew this process's leases every ``renew_every`` seconds
+        (games whose lease was lost stop their timers and moves here; a held game whose
+        stored version is not this copy's is rebuilt: a process stored a move and died
+        before it took the lease) and take over the expired ones every ``claim_every``
+        seconds (rebuilt from storage and scheduled)."""
+        coord = self.coord
+        loop = asyncio.get_running_loop()
+        next_renew = loop.time()
+        while not self._closing:
+            try:
+                if loop.time() >= next_renew:
+                    next_renew = loop.time() + getattr(coord, "renew_every", 2.0)
+                    lost, held = await coord.renew()
+                    for gid in lost:
+                        s = self.sessions.get(gid)
+                        if s is not None:
+                            self._stop_tasks(s)
+                    for gid, version in held.items():
+                        s = self.sessions.get(gid)
+                        if s is None or (s.status == "playing" and s.store_version != version):
+                            await self._take_over(gid, version)  # stored elsewhere: old copy
+                for gid in await coord.claim_expired():
+                    await self._take_over(gid)
+            except StorageError as e:
+                log.warning("leases: the database failed (%s); trying again", e)
+            except Exception:
+                log.exception("leases: renewing or taking over failed")
+            await asyncio.sleep(getattr(coord, "claim_every", 1.0))
+
+    @staticmethod
+    def _stop_tasks(s: Session) -> None:
+        """Another process holds the game's lease now: its timers and moves stop here."""
+        for task in (s.timer, s.driver):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+
+    async def _take_over(self, game_id: int, version: int | None = None) -> None:
+        """This process took the lease of a game nobody ran: rebuilt from storage (its
+        state here may be old) with its timers and computer moves.  ``version``: the stored
+        version seen (nothing to do if the copy here has reached it meanwhile)."""
+        s = self.sessions.get(game_id)
+        game = self.pending.get(game_id)
+        chat_id = s.chat_id if s is not None else game.chat_id if game is not None else None
+        if chat_id is None:
+            row = await self.storage.get_game(game_id)
+            if row is None or not row.active:
+                return
+            chat_id = row.chat_id
+        async with self.chat_lock(chat_id):
+            self._forget_pending(game_id)
+            s = self.sessions.get(game_id)
+            if s is not None and version is not None and s.store_version == version:
+                return  # (a move of this process was being stored)
+            if s is not None:
+                await self._reload(s)
+            else:
+                row = await self.storage.get_game(game_id)
+                if row is not None and row.active:
+                    await self._restore_or_break(row)
+        log.info("game %s taken over by %s", game_id, self.coord.owner)
 
     async def _restore_or_break(self, game: Game) -> Session | None:
         try:
@@ -73,11 +256,13 @@ class RestoreRoom(MembershipRoom):
             self._unregister(s)
 
     async def _orphan(self, chat_id: int) -> Session | None:
-        """The chat's active game in storage that is not in memory (a failed restore, or
-        another process): restored now, or marked broken so that it frees the chat."""
+        """The chat's active game in storage that is not in memory (not rebuilt yet, a
+        failed restore, or another process): restored now (the caller holds the chat's
+        lock), or marked broken so that it frees the chat."""
         game = await self.storage.active_game(chat_id)
         if game is None or game.game_id in self.sessions:
             return self.sessions.get(game.game_id) if game is not None else None
+        self._forget_pending(game.game_id)
         return await self._restore_or_break(game)
 
     async def _restore_one(self, game: Game) -> None:
@@ -102,7 +287,8 @@ class RestoreRoom(MembershipRoom):
                     self.user_langs[place.user_id] = norm_lang(row.language)
         if game.status == "lobby":
             if isinstance(ids.get("lobby"), int):
-                self.outbox.known(s.chat_id, lobby_key(s.game_id), ids["lobby"], None)
+                self.outbox.known(s.chat_id, lobby_key(s.game_id), ids["lobby"], None,
+                                  override=self.coord.shared)
             self._register(s)
             return
         records = await self.storage.actions(game.game_id)
@@ -118,7 +304,7 @@ class RestoreRoom(MembershipRoom):
         if isinstance(t_ids, list) and len(t_ids) >= 2:
             digest = t_ids[2] if len(t_ids) > 2 else None
             self.outbox.known(s.chat_id, table_key(s.game_id, int(t_ids[0])), int(t_ids[1]),
-                              digest)
+                              digest, override=self.coord.shared)
             if int(t_ids[0]) != cur:
                 s.shown_deal = int(t_ids[0])
         for seat_s, h in (ids.get("h") or {}).items():
@@ -126,7 +312,7 @@ class RestoreRoom(MembershipRoom):
                 digest = h[2] if len(h) > 2 else None
                 uid = s.seats[int(seat_s)].user_id
                 self.outbox.known(uid, hand_key(s.game_id, int(seat_s), int(h[0])), int(h[1]),
-                                  digest)
+                                  digest, override=self.coord.shared)
                 if int(h[0]) != cur and not s.shown_deal:
                     s.shown_deal = int(h[0])
         self._register(s)
@@ -153,8 +339,9 @@ class RestoreRoom(MembershipRoom):
         and save the message ids (shutdown); no task of the service is left running."""
         self._closing = True
         tasks = [t for t in self._tasks if not t.done()]
-        if self._sweeper is not None:
-            tasks.append(self._sweeper)
+        for extra in (self._sweeper, self._restorer, self._coordinator):
+            if extra is not None:
+                tasks.append(extra)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -162,6 +349,9 @@ class RestoreRoom(MembershipRoom):
         for s in list(self.sessions.values()):
             with contextlib.suppress(StorageError):
                 await self.storage.set_message_ids(s.game_id, json.dumps(s.ids))
+        if self.coord.shared:  # the other processes take these games over at once
+            with contextlib.suppress(StorageError):
+                await self.coord.release()
 
     def _start_sweeper(self) -> None:
         if self._sweeper is None and not self._closing:
@@ -196,6 +386,8 @@ class RestoreRoom(MembershipRoom):
                     continue  # changed meanwhile (another process?): not idle
                 closed += 1
         self._prune()
+        if self.coord.shared:  # claims of messages that no longer change
+            await self.storage.prune_coordination(self.game_ttl + 86400.0)
         return closed
 
     async def _expire(self, s: Session) -> None:

@@ -155,6 +155,7 @@ class Session:
     restarts: int = 0  # background tasks restarted by the supervisor
     timeouts: dict[int, int] = field(default_factory=dict)  # seat -> timeouts in a row
     reminded: set[int] = field(default_factory=set)  # seats with a reminder message out
+    claiming: bool = False  # several processes: this game's lease is being asked for
     # the edits a person's press causes are merged: computer replies made before
     # ``merge_until`` are shown in the same edit; ``merge_timer`` shows what is there by then
     merge_until: float = 0.0

@@ -83,6 +83,7 @@ class TableRoom(ServiceCore):
             return await self.end_press(c, user, where)
         if c.verb == cb.ANALYSE:  # a deal's summary, also after the game ended (hints.py)
             return await analysis_press(self, c, user, where)
+        await self.touch_game(c.game_id)  # rebuilt if not yet (restore.py)
         s = self.sessions.get(c.game_id)
         if s is None:
             return Answer(t(lang, "popup.stale"))
@@ -183,6 +184,8 @@ class TableRoom(ServiceCore):
             human=by == BY_HUMAN)
         s.store_version += 1
         s.state = after
+        if self.coord.shared:  # what follows this move runs here (coord.py)
+            await self.coord.took(s.game_id)
         evs = move_events(before, after, seat, text, by)
         if evs:
             s.events.setdefault(deal_number(before), []).extend(evs)
@@ -338,6 +341,9 @@ class TableRoom(ServiceCore):
         st = s.state
         if self._closing or st is None or s.status != "playing" or st.to_act < 0:
             return
+        if not self.coord.owns(s.game_id):  # another process runs it, or nobody yet
+            self._want_lease(s)
+            return
         seat = st.to_act
         if s.seats[seat].played_by_computer or self._forced_action(s, st, seat) is not None:
             if s.driver is None or s.driver.done():
@@ -368,8 +374,8 @@ class TableRoom(ServiceCore):
         """Store a move the computer chose at ``st``; False if it must be tried again later
         (the database did not answer).  Stale states are skipped (True)."""
         async with s.lock:
-            if s.state is not st or s.status != "playing":
-                return True
+            if s.state is not st or s.status != "playing" or not self.coord.owns(s.game_id):
+                return True  # (another process runs this game now: coord.py)
             try:
                 await self._commit(s, seat, action, by)
             except (VersionConflict, StatusConflict):
@@ -387,6 +393,8 @@ class TableRoom(ServiceCore):
         while not self._closing:
             st = s.state
             if st is None or s.status != "playing" or st.to_act < 0:
+                return
+            if not self.coord.owns(s.game_id):  # the lease went to another process
                 return
             seat = st.to_act
             who = s.seats[seat]

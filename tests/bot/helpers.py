@@ -3,6 +3,7 @@ server, and simulated people who read their private message and press its button
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import random
 from collections.abc import AsyncIterator, Callable
@@ -186,6 +187,10 @@ async def start_private(server: FakeTelegramServer, *users: FakeUser) -> None:
 
 
 async def idle(app: ThousandApplication) -> None:
+    """The games of the start-up are rebuilt (the background restore) and the outbox has
+    nothing left to send."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(service(app).restored.wait(), 10.0)
     await service(app).outbox.idle(10.0)
 
 

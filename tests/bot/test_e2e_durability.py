@@ -20,6 +20,7 @@ import pytest
 from bot.engine.state import Action
 from bot.engine.views import view
 from bot.tg.app import ThousandApplication
+from storage import Storage
 from tests.bot.helpers import (
     action_button,
     idle,
@@ -36,6 +37,13 @@ from tests.bot.test_e2e_restart import _bot_process, _moves, changed, stop_proce
 from tests.fakeapi import FakeTelegramServer, FakeUser
 
 GROUP = -600100
+
+
+def _sqlite(app: ThousandApplication) -> Storage:
+    """The bot's SQLite storage (these tests drive its own connection)."""
+    store = service(app).storage
+    assert isinstance(store, Storage)
+    return store
 
 
 async def _solo(server: FakeTelegramServer, app: ThousandApplication, vera: FakeUser) -> int:
@@ -146,7 +154,7 @@ async def test_a_read_only_database_for_a_while_does_not_end_the_game(
     into ``PRAGMA query_only``, which fails every write with that very error."""
     vera = server.add_user(6011, "Вера")
     async with running(server, db, computer_move_delay=0.3) as app:
-        db_conn = service(app).storage._db  # the bot's own connection
+        db_conn = _sqlite(app)._db  # the bot's own connection
 
         @contextlib.asynccontextmanager
         async def read_only() -> AsyncIterator[None]:
@@ -171,7 +179,7 @@ async def test_a_lobby_press_that_cannot_be_stored_changes_nothing(
         assert s is not None
         await idle(app)
         edits = lobby.edit_count
-        db_conn = service(app).storage._db
+        db_conn = _sqlite(app)._db
         await db_conn.execute("PRAGMA query_only=ON")
         try:
             answer = await server.click(boris, lobby, contains="Сесть")

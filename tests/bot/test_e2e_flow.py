@@ -179,7 +179,11 @@ async def test_only_moves_are_played_at_once_unless_turned_off(
                 await play(server, app, gid, {seat: anna}, max_moves=1, timeout=20)
             records = [json.loads(r) for r in await service(app).storage.actions(gid)]
             assert any(r.get("by") == "f" for r in records) == forced
-            await server.send_text(anna, GROUP, "/stop")
+            before = server.chat(GROUP).last_bot_message()
+            await server.send_text(anna, GROUP, "/stop")  # the game may have ended already:
+            await server.wait_bot_message(  # its answer, before the next /newgame is sent
+                GROUP, after=before, predicate=lambda m: (m.text or "").startswith(
+                    ("Партия остановлена", "Здесь нет партии")))
             await server.wait_for(lambda: service(app).session_of_chat(GROUP) is None)
         await idle(app)
     server.assert_clean()

@@ -81,8 +81,24 @@ unanswered_callbacks (PressedQuery), not_modified (RecordedRequest); also errors
 answer), rate_limited (429 answers), updates (every update queued).  assert_clean() checks the
 first four.
 
+Webhooks: setWebhook(url, secret_token, allowed_updates, max_connections,
+    drop_pending_updates) makes the server POST each update (JSON, with the
+    X-Telegram-Bot-Api-Secret-Token header when a secret is set) instead of handing it to
+    getUpdates, which then answers 409 like Telegram; deleteWebhook (or url="") goes back to
+    getUpdates; getWebhookInfo tells url, pending_update_count, last_error_*.  A chat's
+    updates are delivered one at a time, in order: the next only after the previous one was
+    answered 2xx (at most max_connections in flight in all).  A failed delivery (connection
+    refused or reset, no answer in ``webhook_timeout`` s, a status other than 2xx) is retried
+    on another target, then on all again after ``webhook_retry_delay`` s, until it succeeds.
+    Attributes: webhook_url, webhook_secret (what setWebhook set), webhook_targets (None: the
+    webhook_url; a list: the test's load balancer — each update goes to one of them chosen
+    with webhook_rng, a seeded random.Random), webhook_deliveries (every attempt: a
+    WebhookDelivery with update_id, target, time, status, error, ok), webhook_counts() ->
+    {target: updates delivered}.
+
 Implemented methods: getMe, logOut, close, getUpdates (long polling: offset, limit, timeout,
-allowed_updates; a newer getUpdates ends an older one with 409), deleteWebhook, getWebhookInfo,
+allowed_updates; a newer getUpdates ends an older one with 409), setWebhook, deleteWebhook,
+getWebhookInfo,
 setMyCommands, getMyCommands, deleteMyCommands, setMyName/Description/ShortDescription and their
 getters, sendMessage, sendPhoto, sendDocument (multipart uploads as PTB sends them, or the
 file_id of a stored file), getFile, editMessageText, editMessageReplyMarkup, deleteMessage,
@@ -108,6 +124,7 @@ import contextlib
 import itertools
 import json
 import math
+import random
 import re
 import socket
 import time
@@ -117,6 +134,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Final, TypeVar
 
+import aiohttp
 from aiohttp import web
 
 from tests.fakeapi.formatting import (
@@ -143,6 +161,7 @@ __all__ = [
     "PressedQuery",
     "RecordedRequest",
     "StoredFile",
+    "WebhookDelivery",
 ]
 
 T = TypeVar("T")
@@ -174,6 +193,12 @@ CONFLICT: Final = (
     "Conflict: terminated by other getUpdates request; make sure that only one bot instance is "
     "running"
 )
+WEBHOOK_ACTIVE: Final = (
+    "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete "
+    "the webhook first"
+)
+SECRET_HEADER: Final = "X-Telegram-Bot-Api-Secret-Token"
+_SECRET_RE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 
 #: Update kinds delivered when allowed_updates is not set (Telegram's default).
 DEFAULT_ALLOWED_UPDATES: Final = frozenset(
@@ -287,6 +312,23 @@ class RecordedRequest:
     @property
     def ok(self) -> bool:
         return self.status == 200
+
+
+@dataclass(frozen=True)
+class WebhookDelivery:
+    """One attempt to POST an update to a webhook target: ``status`` is the HTTP status
+    (None: no answer — connection refused or reset, timed out), ``error`` says why it
+    failed."""
+
+    update_id: int
+    target: str
+    time: float
+    status: int | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
 
 
 @dataclass(eq=False)
@@ -682,6 +724,19 @@ class FakeTelegramServer:
         self._file_ids = itertools.count(1)
         self.downloads: list[str] = []  # file paths fetched from /file/bot<token>/
         self._bot_texts: dict[tuple[str, str], str] = {}
+        # webhooks: see "Webhooks" in the module docstring
+        self.webhook_url = ""
+        self.webhook_secret: str | None = None
+        self.webhook_max_connections = 40
+        self.webhook_targets: list[str] | None = None
+        self.webhook_rng = random.Random(0)
+        self.webhook_timeout = 10.0
+        self.webhook_retry_delay = 0.05
+        self.webhook_deliveries: list[WebhookDelivery] = []
+        self._webhook_error: tuple[int, str] | None = None
+        self._webhook_loop: asyncio.Task[None] | None = None
+        self._webhook_sending: dict[int, asyncio.Task[None]] = {}
+        self._webhook_http: aiohttp.ClientSession | None = None
         self._changed = asyncio.Event()
         self._closing = False
         self._runner: web.AppRunner | None = None
@@ -690,6 +745,7 @@ class FakeTelegramServer:
             "logout": self._accept,
             "close": self._accept,
             "getupdates": self._get_updates,
+            "setwebhook": self._set_webhook,
             "deletewebhook": self._delete_webhook,
             "getwebhookinfo": self._get_webhook_info,
             "setmycommands": self._set_my_commands,
@@ -777,6 +833,7 @@ class FakeTelegramServer:
             if query.answer is None and query not in self.unanswered_callbacks:
                 self.unanswered_callbacks.append(query)
         self._runner = None
+        await self._stop_webhook()
         await runner.cleanup()
 
     async def __aenter__(self) -> FakeTelegramServer:
@@ -1380,11 +1437,24 @@ class FakeTelegramServer:
         )
 
     async def wait_updates_delivered(self, timeout: float = 5.0) -> None:
-        """Wait until getUpdates has handed out every update queued so far."""
+        """Wait until getUpdates has handed out every update queued so far (with a webhook:
+        until each was answered 2xx by a webhook target)."""
         last = self._next_update_id - 1
-        await self.wait_for(
-            lambda: self._last_delivered_id >= last, timeout, what="updates delivered"
-        )
+
+        def delivered() -> bool:
+            if self.webhook_url:
+                return all(u["update_id"] > last for u in self._queue)
+            return self._last_delivered_id >= last
+
+        await self.wait_for(delivered, timeout, what="updates delivered")
+
+    def webhook_counts(self) -> dict[str, int]:
+        """Updates delivered (answered 2xx) per webhook target."""
+        counts: dict[str, int] = {}
+        for d in self.webhook_deliveries:
+            if d.ok:
+                counts[d.target] = counts.get(d.target, 0) + 1
+        return counts
 
     # --------------------------------------------------------------------------------------
     # internals: state
@@ -1703,19 +1773,59 @@ class FakeTelegramServer:
             "has_main_web_app": False,
         }
 
+    async def _set_webhook(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        url = params["url"]
+        if url == "":
+            return await self._delete_webhook(params, rec)
+        if not re.match(r"^https?://[^\s/]+(/\S*)?$", url):  # Telegram wants https; tests: http
+            raise ApiError(400, "Bad Request: bad webhook: An HTTPS URL must be provided for "
+                                "webhook")
+        if params.get("certificate") is not None:
+            raise ApiError(400, "Bad Request: the fake server takes no webhook certificate")
+        secret = params.get("secret_token")
+        if secret is not None and not _SECRET_RE.match(secret):
+            raise ApiError(400, "Bad Request: secret token contains unallowed characters")
+        connections = params.get("max_connections", 40)
+        if not 1 <= connections <= 100:
+            raise ApiError(400, "Bad Request: bad webhook: max_connections must be 1-100")
+        allowed = params.get("allowed_updates")
+        if isinstance(allowed, list):
+            self._allowed_updates = frozenset(allowed) if allowed else DEFAULT_ALLOWED_UPDATES
+        if params.get("drop_pending_updates"):
+            self._queue.clear()
+        self.webhook_url = url
+        self.webhook_secret = secret
+        self.webhook_max_connections = connections
+        self._webhook_error = None
+        self._poll_generation += 1  # a long poll in progress ends with 409
+        if self._webhook_loop is None or self._webhook_loop.done():
+            self._webhook_loop = asyncio.get_running_loop().create_task(self._deliver_updates())
+        return True
+
     async def _delete_webhook(self, params: JSONDict, rec: RecordedRequest) -> bool:
         if params.get("drop_pending_updates"):
             self._queue.clear()
+        self.webhook_url = ""
+        self.webhook_secret = None
+        self._webhook_error = None
         return True
 
     async def _get_webhook_info(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
-        return {
-            "url": "",
+        info: JSONDict = {
+            "url": self.webhook_url,
             "has_custom_certificate": False,
             "pending_update_count": len(self._queue),
         }
+        if self.webhook_url:
+            info["max_connections"] = self.webhook_max_connections
+            info["allowed_updates"] = sorted(self._allowed_updates)
+            if self._webhook_error is not None:
+                info["last_error_date"], info["last_error_message"] = self._webhook_error
+        return info
 
     async def _get_updates(self, params: JSONDict, rec: RecordedRequest) -> list[JSONDict]:
+        if self.webhook_url:
+            raise ApiError(409, WEBHOOK_ACTIVE)
         self._poll_generation += 1
         generation = self._poll_generation
         self._notify()  # ends an older long poll with 409
@@ -1733,6 +1843,8 @@ class FakeTelegramServer:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(0, timeout)
         while True:
+            if self.webhook_url:
+                raise ApiError(409, WEBHOOK_ACTIVE)
             if generation != self._poll_generation:
                 raise ApiError(409, CONFLICT)
             event = self._changed
@@ -1751,6 +1863,107 @@ class FakeTelegramServer:
     @staticmethod
     def _update_kind(update: JSONDict) -> str:
         return next(k for k in update if k != "update_id")
+
+    # --------------------------------------------------------------------------------------
+    # internals: webhook delivery
+
+    @classmethod
+    def _order_key(cls, update: JSONDict) -> tuple[str, int]:
+        """Updates with the same key are delivered one after another, in order: the chat's
+        (a button's: the chat of its message), else the sender's."""
+        payload = update[cls._update_kind(update)]
+        if isinstance(payload, dict):
+            message = payload.get("message")
+            for holder in (payload, message if isinstance(message, dict) else {}):
+                chat = holder.get("chat")
+                if isinstance(chat, dict) and isinstance(chat.get("id"), int):
+                    return "chat", chat["id"]
+            sender = payload.get("from")
+            if isinstance(sender, dict) and isinstance(sender.get("id"), int):
+                return "user", sender["id"]
+        return "update", int(update["update_id"])
+
+    async def _deliver_updates(self) -> None:
+        """While a webhook is set: POST each queued update to a target; a chat's next update
+        only once its previous one was answered 2xx (Telegram keeps a chat's order)."""
+        while not self._closing:
+            event = self._changed
+            if self.webhook_url:
+                self._queue = [u for u in self._queue
+                               if self._update_kind(u) in self._allowed_updates]
+                busy: set[tuple[str, int]] = set()
+                for update in self._queue:
+                    if len(self._webhook_sending) >= self.webhook_max_connections:
+                        break
+                    key = self._order_key(update)
+                    if key in busy:
+                        continue  # an older update of this chat is not delivered yet
+                    busy.add(key)
+                    update_id = int(update["update_id"])
+                    if update_id not in self._webhook_sending:
+                        self._webhook_sending[update_id] = asyncio.get_running_loop(
+                            ).create_task(self._deliver(update))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), self.poll_interval)
+
+    async def _deliver(self, update: JSONDict) -> None:
+        """POST ``update`` to a target chosen at random; on a failure (no answer, or not
+        2xx) another target, then all of them again after ``webhook_retry_delay``."""
+        update_id = int(update["update_id"])
+        body = json.dumps(update).encode()
+        tried: set[str] = set()
+        try:
+            while self.webhook_url and not self._closing:
+                targets = list(self.webhook_targets or [self.webhook_url])
+                fresh = [t for t in targets if t not in tried]
+                if not fresh:
+                    tried.clear()
+                    fresh = targets
+                    await asyncio.sleep(self.webhook_retry_delay)
+                target = self.webhook_rng.choice(fresh)
+                tried.add(target)
+                attempt = await self._post_update(target, update_id, body)
+                self.webhook_deliveries.append(attempt)
+                if attempt.ok:
+                    if update in self._queue:
+                        self._queue.remove(update)
+                    self._last_delivered_id = max(self._last_delivered_id, update_id)
+                    return
+                self._webhook_error = (self._now(), attempt.error or "")
+        finally:
+            self._webhook_sending.pop(update_id, None)
+            self._notify()
+
+    async def _post_update(self, target: str, update_id: int, body: bytes) -> WebhookDelivery:
+        if self._webhook_http is None:
+            self._webhook_http = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=self.webhook_timeout))
+        headers = {"Content-Type": "application/json"}
+        if self.webhook_secret:
+            headers[SECRET_HEADER] = self.webhook_secret
+        try:
+            async with self._webhook_http.post(target, data=body, headers=headers) as response:
+                await response.read()
+                status = response.status
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            return WebhookDelivery(update_id, target, self.clock(), None,
+                                   f"Connection failed: {exc!r}")
+        error = None if 200 <= status < 300 else f"Wrong response from the webhook: {status}"
+        return WebhookDelivery(update_id, target, self.clock(), status, error)
+
+    async def _stop_webhook(self) -> None:
+        tasks = [t for t in (self._webhook_loop, *self._webhook_sending.values())
+                 if t is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._webhook_loop = None
+        self._webhook_sending.clear()
+        if self._webhook_http is not None:
+            await self._webhook_http.close()
+            self._webhook_http = None
 
     async def _set_my_commands(self, params: JSONDict, rec: RecordedRequest) -> bool:
         scope = params.get("scope")

@@ -1,16 +1,22 @@
 """Backends the storage contract runs against.
 
-Add a backend to ``BACKENDS``: the contract tests in ``test_contract.py`` then run
-against it unchanged.
+Add a backend to ``BACKEND_NAMES`` (and to ``Backend.open``): the contract tests in
+``test_contract.py`` and ``test_stats_contract.py`` then run against it unchanged.
+``postgres`` runs on a fresh database of the server ``THOUSAND_TEST_PG_URL`` names
+(``tests/pg.py``), and is skipped without one (a failure when ``THOUSAND_REQUIRE_PG=1``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
+from typing import Any
 
 from storage import MEMORY, Storage
+from storage import Backend as Store
+from storage.postgres import PostgresStorage
 
 
 class FakeClock:
@@ -24,19 +30,63 @@ class FakeClock:
         return self.now
 
 
+class Opening:
+    """``backend.open()``: await it, or use it as ``async with``."""
+
+    def __init__(self, opener: Callable[[], Coroutine[Any, Any, Store]]) -> None:
+        self._opener = opener
+        self._store: Store | None = None
+
+    def __await__(self) -> Generator[Any, None, Store]:
+        return self._opener().__await__()
+
+    async def __aenter__(self) -> Store:
+        self._store = await self
+        return self._store
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._store is not None:
+            await self._store.close()
+
+
 @dataclass
 class Backend:
     name: str
     persistent: bool
-    """True: every ``open()`` reaches the same database (a file)."""
+    """True: every ``open()`` reaches the same database (a file, a server)."""
     path: str
+    """The SQLite file (or ``MEMORY``); for PostgreSQL, the database URL."""
     clock: FakeClock
 
-    async def open(self) -> Storage:
-        return await Storage.open(self.path, clock=self.clock)
+    @property
+    def postgres(self) -> bool:
+        return self.name == "postgres"
+
+    def open(self, *, clock: Callable[[], float] | None = None) -> Opening:
+        use = self.clock if clock is None else clock
+
+        async def opener() -> Store:
+            if self.postgres:
+                return await PostgresStorage.open(self.path, clock=use)
+            return await Storage.open(self.path, clock=use)
+
+        return Opening(opener)
+
+    async def schema_version(self, store: Store) -> int:
+        if isinstance(store, PostgresStorage):
+            return await store.schema_version()
+        assert isinstance(store, Storage)
+        return (await store.pragmas()).user_version
 
 
-BACKENDS: dict[str, Callable[[Path], tuple[bool, str]]] = {
+SQLITE_BACKENDS: dict[str, Callable[[Path], tuple[bool, str]]] = {
     "sqlite-file": lambda tmp: (True, str(tmp / "thousand.sqlite3")),
     "sqlite-memory": lambda tmp: (False, MEMORY),
 }
+
+BACKEND_NAMES: list[str] = [*sorted(SQLITE_BACKENDS), "postgres"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 
 import pytest
 
@@ -20,11 +21,13 @@ from storage import (
     NotFound,
     Outcome,
     StatusConflict,
-    Storage,
     StorageClosed,
     StorageError,
     VersionConflict,
 )
+from storage import Backend as Storage
+from storage import Storage as SQLiteStorage
+from storage.postgres import PostgresStorage
 from tests.storage.backends import Backend
 
 CHAT = -100
@@ -80,6 +83,14 @@ async def play(store: Storage, game_id: int, n: int) -> int:
 
 
 async def test_pragmas_are_really_on(store: Storage, backend: Backend) -> None:
+    if isinstance(store, PostgresStorage):
+        assert await backend.schema_version(store) == SCHEMA_VERSION
+        async with store._pool.acquire() as conn:
+            assert await conn.fetchval("SHOW lock_timeout") == "5s"  # busy_timeout
+            assert await conn.fetchval("SHOW synchronous_commit") == "on"
+            assert await conn.fetchval("SHOW transaction_isolation") == "read committed"
+        return
+    assert isinstance(store, SQLiteStorage)
     p = await store.pragmas()
     assert p.foreign_keys is True
     assert p.synchronous == 2  # FULL: a committed transaction survives power loss
@@ -90,16 +101,16 @@ async def test_pragmas_are_really_on(store: Storage, backend: Backend) -> None:
 
 
 async def test_open_as_context_manager(backend: Backend) -> None:
-    async with Storage.open(backend.path, clock=backend.clock) as store:
+    async with backend.open() as store:
         await store.upsert_chat(CHAT, "group")
         assert await store.get_chat(CHAT) is not None
     with pytest.raises(StorageError):
         await store.get_chat(CHAT)
     await store.close()  # idempotent
 
-    store2 = await Storage.open(backend.path)
+    store2 = await backend.open(clock=time.time)
     async with store2:
-        assert (await store2.pragmas()).user_version == SCHEMA_VERSION
+        assert await backend.schema_version(store2) == SCHEMA_VERSION
 
 
 async def test_reopen_keeps_data_and_version(backend: Backend) -> None:
@@ -112,7 +123,7 @@ async def test_reopen_keeps_data_and_version(backend: Backend) -> None:
 
     store = await backend.open()
     try:
-        assert (await store.pragmas()).user_version == SCHEMA_VERSION
+        assert await backend.schema_version(store) == SCHEMA_VERSION
         game = await must_get(store, game_id)
         assert game.version == 3
         assert game.snapshot == snap(3)

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from storage import NotFound, SeatResult, StatusConflict, Storage
+from storage import Backend as Storage
+from storage import NotFound, SeatResult, StatusConflict
 from storage.sqlite import RatingPair
 from tests.storage.backends import Backend
 from tests.storage.test_contract import ALICE, BOB, CHAT, OTHER_CHAT, new_game, play

@@ -1,0 +1,162 @@
+"""Several bot processes on one database: who runs a game's timers and computer moves, the
+group budget they share, and messages sent once (``docs/deploy.md``, *How processes share
+the tables*).
+
+``Coordinator`` is the single process (the default): it owns every game and makes no
+statement.  ``SharedCoordinator`` (several processes, e.g. with ``DATABASE_URL``):
+
+* **leases** — a game's timers and computer moves run in the process holding its lease
+  (``leases`` table).  The process that stores a move takes the lease (``took``), so what
+  follows runs where the fresh state is; the owner renews all its leases in one statement
+  every ``renew_every`` seconds (they expire after ``ttl``) and reloads a game whose stored
+  version is newer than its copy (a move stored by a process that died before it took the
+  lease); every process claims the
+  expired leases of playing games every ``claim_every`` seconds and restores those games
+  (the takeover when a process dies).
+* **group budget** — ``SharedSends.group_send``: one transaction counts the group's
+  requests of the last minute made by every process and records this one if there is room.
+* **send once** — ``SharedSends.claim``: a new message is claimed under its slot key before
+  it is sent; only the claimer sends, and the message id is stored at once, so another
+  process edits that message instead of sending its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+from typing import Protocol
+
+from storage import StorageError
+
+log = logging.getLogger(__name__)
+
+LEASE_TTL = 6.0  # seconds a lease lasts without renewal
+RENEW_EVERY = 2.0  # seconds between two renewals of every lease of a process
+CLAIM_EVERY = 1.0  # seconds between two looks for expired leases (takeover)
+BUDGET_MARGIN = 1.0  # seconds added to a group's window across processes (request latency)
+
+
+class CoordStore(Protocol):
+    """The storage methods coordination uses (both backends have them)."""
+
+    async def take_lease(self, game_id: int, owner: str, ttl: float, *,
+                         force: bool = False) -> bool: ...
+
+    async def renew_leases(self, owner: str, ttl: float) -> dict[int, int]: ...
+
+    async def claim_expired_leases(self, owner: str, ttl: float, *,
+                                   limit: int = 100) -> list[int]: ...
+
+    async def release_leases(self, owner: str) -> int: ...
+
+    async def group_send(self, chat_id: int, limit: int, window: float) -> float: ...
+
+    async def claim_message(self, chat_id: int, slot: str, owner: str, *,
+                            stale_after: float = 30.0) -> tuple[bool, int | None]: ...
+
+    async def message_sent(self, chat_id: int, slot: str, message_id: int | None) -> None: ...
+
+
+def owner_name(instance: str = "") -> str:
+    """A name for this process that no other process (nor a later run) has."""
+    base = instance or socket.gethostname()
+    return f"{base}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+class Coordinator:
+    """One process: it owns every game; nothing is stored."""
+
+    shared = False
+    owner = "local"
+
+    def owns(self, game_id: int) -> bool:
+        return True
+
+    async def took(self, game_id: int) -> None:
+        return None
+
+    async def claim(self, game_id: int) -> bool:
+        return True
+
+    async def renew(self) -> tuple[set[int], dict[int, int]]:
+        """Renew this process's leases: the games whose lease it lost, and those it holds
+        with their stored versions."""
+        return set(), {}
+
+    async def claim_expired(self) -> list[int]:
+        return []
+
+    async def release(self) -> None:
+        return None
+
+
+class SharedCoordinator(Coordinator):
+    """Several processes: leases in the database (see the module's text)."""
+
+    shared = True
+
+    def __init__(self, store: CoordStore, owner: str, *, ttl: float = LEASE_TTL,
+                 renew_every: float = RENEW_EVERY, claim_every: float = CLAIM_EVERY) -> None:
+        self.store = store
+        self.owner = owner
+        self.ttl = ttl
+        self.renew_every = renew_every
+        self.claim_every = claim_every
+        self.mine: set[int] = set()
+
+    def owns(self, game_id: int) -> bool:
+        return game_id in self.mine
+
+    async def took(self, game_id: int) -> None:
+        """This process stored a move of the game: the lease is its own (taken in any case).
+        If the database fails here the move is stored all the same; the game's lease is
+        then taken by whoever claims it (``claim_expired``)."""
+        try:
+            await self.store.take_lease(game_id, self.owner, self.ttl, force=True)
+        except StorageError as e:
+            log.warning("game %s: the lease was not taken: %s", game_id, e)
+            return
+        self.mine.add(game_id)
+
+    async def claim(self, game_id: int) -> bool:
+        """Take the game's lease if nobody else holds it."""
+        if await self.store.take_lease(game_id, self.owner, self.ttl):
+            self.mine.add(game_id)
+            return True
+        self.mine.discard(game_id)
+        return False
+
+    async def renew(self) -> tuple[set[int], dict[int, int]]:
+        before = set(self.mine)
+        held = await self.store.renew_leases(self.owner, self.ttl)
+        lost = before - held.keys()
+        self.mine -= lost
+        return lost, held
+
+    async def claim_expired(self) -> list[int]:
+        ids = await self.store.claim_expired_leases(self.owner, self.ttl)
+        self.mine.update(ids)
+        return ids
+
+    async def release(self) -> None:
+        self.mine.clear()
+        await self.store.release_leases(self.owner)
+
+
+class SharedSends:
+    """The outbox's part of coordination: the group budget and send-once claims."""
+
+    def __init__(self, store: CoordStore, owner: str) -> None:
+        self.store = store
+        self.owner = owner
+
+    async def group_send(self, chat_id: int, limit: int, window: float) -> float:
+        return await self.store.group_send(chat_id, limit, window + BUDGET_MARGIN)
+
+    async def claim(self, chat_id: int, slot: str) -> tuple[bool, int | None]:
+        return await self.store.claim_message(chat_id, slot, self.owner)
+
+    async def sent(self, chat_id: int, slot: str, message_id: int | None) -> None:
+        await self.store.message_sent(chat_id, slot, message_id)
