@@ -41,7 +41,9 @@ class Settings(BaseSettings):
         90.0, gt=0, le=86400, description="Seconds a person has for a move at a shared table."
     )
     computer_move_delay: float = Field(
-        1.0, ge=0, le=60, description="Seconds between computer moves (0 in tests)."
+        1.0, ge=0, le=60,
+        description="Seconds between computer moves (0 in tests); the replies to a "
+                    "person's move within it come at once, shown in one edit.",
     )
     log_level: LogLevel = Field("INFO", description="Logging level.")
     computer_level: Level = Field("hard", description="The level of new computer seats.")

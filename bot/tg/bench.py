@@ -401,7 +401,9 @@ def main(argv: list[str]) -> int:
         return 2
     p = argparse.ArgumentParser(prog="python -m bot bench bot")
     p.add_argument("--games", type=int, default=200, help="solo games played at once")
-    p.add_argument("--presses", type=int, default=30, help="button presses per person")
+    p.add_argument("--presses", type=int, default=None,
+                   help="button presses per person (default 30; 20 above 200 games, so that "
+                        "--games 1000 with its floor runs in under 10 minutes)")
     p.add_argument("--seconds", type=float, default=300.0, help="stop after this long")
     p.add_argument("--level", default="random", choices=["random", "normal", "hard"],
                    help="computer players' level (their thinking is not measured)")
@@ -411,8 +413,9 @@ def main(argv: list[str]) -> int:
                    help="seconds a person looks at the cards before pressing (mean; 0: none; "
                         "default 2 s for up to 200 games, games/100 s above: the same "
                         "~100 presses a second with more games live)")
-    p.add_argument("--arrive", type=float, default=5.0,
-                   help="people send /newgame spread over this many seconds")
+    p.add_argument("--arrive", type=float, default=None,
+                   help="people send /newgame spread over this many seconds (default 5 s for "
+                        "up to 200 games, games/40 s above: 40 new games a second)")
     p.add_argument("--computer-delay", type=float, default=1.0,
                    help="COMPUTER_MOVE_DELAY (the bot's default 1 s; 0 for a stress test)")
     p.add_argument("--seed", type=int, default=1)
@@ -430,4 +433,8 @@ def main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     if args.think is None:
         args.think = max(2.0, args.games / 100)
+    if args.arrive is None:
+        args.arrive = max(5.0, args.games / 40)
+    if args.presses is None:
+        args.presses = 30 if args.games <= 200 else 20
     return asyncio.run(_run(args))

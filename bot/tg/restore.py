@@ -193,7 +193,9 @@ class RestoreRoom(MembershipRoom):
                             self._stop_tasks(s)
                     for gid, version in held.items():
                         s = self.sessions.get(gid)
-                        if s is None or (s.status == "playing" and s.store_version != version):
+                        # (read without the lock: a move of this process may have been
+                        # stored since, so only a newer stored version means an old copy)
+                        if s is None or (s.status == "playing" and s.store_version < version):
                             await self._take_over(gid, version)  # stored elsewhere: old copy
                 for gid in await coord.claim_expired():
                     await self._take_over(gid)
@@ -225,7 +227,7 @@ class RestoreRoom(MembershipRoom):
         async with self.chat_lock(chat_id):
             self._forget_pending(game_id)
             s = self.sessions.get(game_id)
-            if s is not None and version is not None and s.store_version == version:
+            if s is not None and version is not None and s.store_version >= version:
                 return  # (a move of this process was being stored)
             if s is not None:
                 await self._reload(s)

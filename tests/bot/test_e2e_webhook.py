@@ -534,12 +534,6 @@ async def test_a_busy_port_is_one_line(server: FakeTelegramServer, tmp_path: Pat
 # ----------------------------------------------------------------------------- two processes
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "coordination gap (bot/tg/coord.py, restore.py), seen in 3 of 10 runs: a process stores "
-    "a group move and is SIGKILLed before it shows it; the game's lease stays with the other "
-    "process (took() is not part of the move's transaction), whose copy of the game is "
-    "stale, and nothing makes it reload: the next player's buttons never come (the game "
-    "waits for the turn timer)"))
 async def test_two_processes_on_one_postgresql(
         server: FakeTelegramServer, tmp_path: Path, pg_url: str) -> None:
     """(e) The issue's proof: two bot processes in webhook mode on one PostgreSQL behind

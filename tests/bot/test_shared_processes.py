@@ -336,3 +336,29 @@ async def test_a_move_stored_by_a_process_that_died_before_its_lease_is_picked_u
         await a.command(vera, vera.id, "stop")
         await a.service.outbox.idle(5)
     server.assert_clean(allow_not_modified=True)
+
+
+async def test_a_renewal_that_read_an_older_version_rebuilds_nothing(
+        server: FakeTelegramServer, db: str) -> None:
+    """The lease renewal reads stored versions without the game's lock: a move this
+    process stored meanwhile makes the copy here newer than what was read.  That copy is
+    not old and is kept (rebuilding it re-sent an edit that Telegram refused as "not
+    modified"); only a newer stored version means an old copy."""
+    anna = server.add_user(7161, "Анна")
+    anna.started = True
+    async with process(server, db, "a") as a:
+        await a.command(anna, anna.id, "start")
+        await a.command(anna, anna.id, "newgame", ["3"])
+        gid = await server.wait_for(lambda: a.service.by_chat.get(anna.id))
+        s = a.service.sessions[gid]
+        await server.wait_for(lambda: moves(server, anna), 10, what="Anna's buttons")
+        await a.service.outbox.idle(5)
+        requests = len(server.requests)
+        assert s.store_version > 0
+        await a.service._take_over(gid, s.store_version - 1)  # what a late renewal read
+        await a.service.outbox.idle(5)
+        assert a.service.sessions[gid] is s  # not rebuilt
+        sent = [r.method for r in server.requests[requests:] if r.method != "getUpdates"]
+        assert sent == []
+        await a.command(anna, anna.id, "stop")
+    server.assert_clean()
