@@ -9,9 +9,9 @@ Backend-specific extras (SQLite's ``pragmas()`` and ``path``) are not part of it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Generator, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Protocol, Self
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from storage.models import (
     Chat,
@@ -27,7 +27,39 @@ from storage.models import (
     Versus,
 )
 
-__all__ = ["Backend", "Rater", "RatingPair"]
+__all__ = ["Backend", "Opening", "Rater", "RatingPair"]
+
+
+class _Closable(Protocol):
+    async def close(self) -> None: ...
+
+
+_S = TypeVar("_S", bound=_Closable)
+
+
+class Opening(Generic[_S]):
+    """What a backend's ``open(...)`` returns: await it, or use it as ``async with`` (the
+    storage is closed at the end of the block)."""
+
+    def __init__(self, opener: Callable[[], Coroutine[Any, Any, _S]]) -> None:
+        self._opener = opener
+        self._storage: _S | None = None
+
+    def __await__(self) -> Generator[Any, None, _S]:
+        return self._opener().__await__()
+
+    async def __aenter__(self) -> _S:
+        self._storage = await self
+        return self._storage
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._storage is not None:
+            await self._storage.close()
 
 RatingPair = tuple[float, float]
 """A rating as (mu, sigma)."""

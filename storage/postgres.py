@@ -19,13 +19,13 @@ import logging
 import math
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, Final, Self, cast
 
 import asyncpg
 
-from storage.base import Rater, RatingPair
+from storage.base import Opening, Rater, RatingPair
 from storage.errors import (
     ActiveGameConflict,
     LobbyCodeTaken,
@@ -225,30 +225,6 @@ def _count(status: str) -> int:
 # --------------------------------------------------------------------------- storage
 
 
-class _Opening:
-    """``PostgresStorage.open(...)``: await it, or use it as ``async with``."""
-
-    def __init__(self, opener: Callable[[], Coroutine[Any, Any, PostgresStorage]]) -> None:
-        self._opener = opener
-        self._storage: PostgresStorage | None = None
-
-    def __await__(self) -> Generator[Any, None, PostgresStorage]:
-        return self._opener().__await__()
-
-    async def __aenter__(self) -> PostgresStorage:
-        self._storage = await self
-        return self._storage
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._storage is not None:
-            await self._storage.close()
-
-
 class PostgresStorage:
     """The repository on PostgreSQL.  ``await PostgresStorage.open(url)`` or
     ``async with PostgresStorage.open(url) as s``; every method behaves as the SQLite
@@ -273,7 +249,7 @@ class PostgresStorage:
         min_size: int = 1,
         max_size: int = 10,
         connect_timeout: float = 10.0,
-    ) -> _Opening:
+    ) -> Opening[PostgresStorage]:
         """Connect to the database at ``url`` (``postgresql://user:pw@host:port/db``) and
         apply the pending migrations.
 
@@ -282,7 +258,7 @@ class PostgresStorage:
         the pool.  Raises ``StorageOffline`` when the server cannot be reached,
         ``SchemaTooNew`` for a database migrated by a newer program.
         """
-        return _Opening(
+        return Opening(
             lambda: cls._open(
                 url, clock, busy_timeout, migrations, min_size, max_size, connect_timeout
             )

@@ -30,8 +30,6 @@ from collections.abc import (
     AsyncIterator,
     Awaitable,
     Callable,
-    Coroutine,
-    Generator,
     Iterable,
     Mapping,
     Sequence,
@@ -42,6 +40,7 @@ from typing import Any, Concatenate, Final, ParamSpec, Self, TypeVar, cast
 
 import aiosqlite
 
+from storage.base import Opening
 from storage.errors import (
     ActiveGameConflict,
     LobbyCodeTaken,
@@ -385,30 +384,6 @@ def _record(
 # --------------------------------------------------------------------------- storage
 
 
-class _Opening:
-    """``Storage.open(...)``: await it, or use it as ``async with``."""
-
-    def __init__(self, opener: Callable[[], Coroutine[Any, Any, Storage]]) -> None:
-        self._opener = opener
-        self._storage: Storage | None = None
-
-    def __await__(self) -> Generator[Any, None, Storage]:
-        return self._opener().__await__()
-
-    async def __aenter__(self) -> Storage:
-        self._storage = await self
-        return self._storage
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._storage is not None:
-            await self._storage.close()
-
-
 class Storage:
     """The repository of chats, users, games, their action logs, score sheets and results.
 
@@ -440,13 +415,13 @@ class Storage:
         clock: Callable[[], float] = time.time,
         busy_timeout: float = 5.0,
         migrations: Sequence[Migration] = MIGRATIONS,
-    ) -> _Opening:
+    ) -> Opening[Storage]:
         """Open (creating and migrating) the database at ``path``; ``MEMORY`` for a private one.
 
         ``clock`` gives the created/updated times (epoch seconds); ``busy_timeout`` is how
         long to wait for another connection's write lock; ``migrations`` is for tests.
         """
-        return _Opening(lambda: cls._open(os.fspath(path), clock, busy_timeout, migrations))
+        return Opening(lambda: cls._open(os.fspath(path), clock, busy_timeout, migrations))
 
     @classmethod
     async def _open(

@@ -8,14 +8,13 @@ Add a backend to ``BACKEND_NAMES`` (and to ``Backend.open``): the contract tests
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Any
 
 from storage import MEMORY, Storage
 from storage import Backend as Store
+from storage.base import Opening
 from storage.postgres import PostgresStorage
 
 
@@ -28,30 +27,6 @@ class FakeClock:
     def __call__(self) -> float:
         self.now += 1.0
         return self.now
-
-
-class Opening:
-    """``backend.open()``: await it, or use it as ``async with``."""
-
-    def __init__(self, opener: Callable[[], Coroutine[Any, Any, Store]]) -> None:
-        self._opener = opener
-        self._store: Store | None = None
-
-    def __await__(self) -> Generator[Any, None, Store]:
-        return self._opener().__await__()
-
-    async def __aenter__(self) -> Store:
-        self._store = await self
-        return self._store
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._store is not None:
-            await self._store.close()
 
 
 @dataclass
@@ -67,7 +42,7 @@ class Backend:
     def postgres(self) -> bool:
         return self.name == "postgres"
 
-    def open(self, *, clock: Callable[[], float] | None = None) -> Opening:
+    def open(self, *, clock: Callable[[], float] | None = None) -> Opening[Store]:
         use = self.clock if clock is None else clock
 
         async def opener() -> Store:
