@@ -156,6 +156,7 @@ __all__ = [
     "FakeChat",
     "FakeMessage",
     "FakeTelegramServer",
+    "FakeTopic",
     "FakeUser",
     "MessageVersion",
     "PressedQuery",
@@ -197,6 +198,16 @@ WEBHOOK_ACTIVE: Final = (
     "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete "
     "the webhook first"
 )
+THREAD_NOT_FOUND: Final = "Bad Request: message thread not found"
+TOPIC_CLOSED: Final = "Bad Request: TOPIC_CLOSED"
+TOPIC_DELETED: Final = "Bad Request: TOPIC_DELETED"
+TOPIC_NOT_MODIFIED: Final = "Bad Request: TOPIC_NOT_MODIFIED"
+TOPIC_ID_INVALID: Final = "Bad Request: TOPIC_ID_INVALID"
+NOT_A_FORUM: Final = "Bad Request: the chat is not a forum"
+#: The forum topic every forum has; messages in it carry no message_thread_id.
+GENERAL_TOPIC_ID: Final = 1
+#: The topic icon colours createForumTopic accepts (the first is the default here).
+TOPIC_ICON_COLORS: Final = (7322096, 16766590, 13338331, 9367192, 16749490, 16478047)
 SECRET_HEADER: Final = "X-Telegram-Bot-Api-Secret-Token"
 _SECRET_RE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 
@@ -465,10 +476,43 @@ class FakeMessage:
     caption: str | None = None
     photo: StoredFile | None = field(default=None, repr=False)
     document: StoredFile | None = field(default=None, repr=False)
+    thread_id: int | None = None
+    is_topic_message: bool = False
+    topic: FakeTopic | None = field(default=None, repr=False)
 
     @property
     def sender_id(self) -> int:
         return int(self.sender["id"])
+
+    @property
+    def topic_id(self) -> int | None:
+        """The forum topic the message landed in (GENERAL_TOPIC_ID for General), None outside
+        forums.  Unlike ``thread_id`` (the message_thread_id Telegram shows) it is never a
+        reply chain."""
+        return self.topic.message_thread_id if self.topic is not None else None
+
+    @property
+    def first_text(self) -> str | None:
+        """The text (or caption) the message was sent with, before any edit."""
+        if self.history:
+            return self.history[0].text
+        return self.text if self.text is not None else self.caption
+
+    @property
+    def first_markup(self) -> JSONDict | None:
+        """The inline keyboard the message was sent with, before any edit."""
+        return self.history[0].reply_markup if self.history else self.reply_markup
+
+    @property
+    def implicit_reply(self) -> FakeMessage | None:
+        """The message Telegram shows as ``reply_to_message`` when there is no explicit reply:
+        in a forum topic (not General) the topic's forum_topic_created message."""
+        if self.topic is None or self.topic.message_thread_id == GENERAL_TOPIC_ID:
+            return None
+        root = self.chat.messages.get(self.topic.message_thread_id)
+        if root is None or root.deleted or root.message_id >= self.message_id:
+            return None
+        return root
 
     @property
     def edit_count(self) -> int:
@@ -552,8 +596,13 @@ class FakeMessage:
         }
         if self.edit_date is not None:
             data["edit_date"] = self.edit_date
-        if with_reply and self.reply_to is not None:
-            data["reply_to_message"] = self.reply_to.to_api(with_reply=False)
+        if self.thread_id is not None:
+            data["message_thread_id"] = self.thread_id
+        if self.is_topic_message:
+            data["is_topic_message"] = True
+        reply = self.reply_to if self.reply_to is not None else self.implicit_reply
+        if with_reply and reply is not None:
+            data["reply_to_message"] = reply.to_api(with_reply=False)
         if self.text is not None:
             data["text"] = self.text
             if self.entities:
@@ -589,10 +638,37 @@ class FakeChat:
     migrated_from: int | None = None
     messages: dict[int, FakeMessage] = field(default_factory=dict, repr=False)
     next_message_id: int = 1
+    is_forum: bool = False
+    topics: dict[int, FakeTopic] = field(default_factory=dict, repr=False)
+    bot_can_manage_topics: bool = True  # the right, when the bot is an administrator
 
     @property
     def is_group(self) -> bool:
         return self.type in ("group", "supergroup")
+
+    @property
+    def general(self) -> FakeTopic:
+        """The General topic of a forum."""
+        if not self.is_forum:
+            raise ValueError(f"chat {self.id} is not a forum")
+        return self.topics[GENERAL_TOPIC_ID]
+
+    def topic(self, ref: FakeTopic | int) -> FakeTopic:
+        """A topic of this forum by id (GENERAL_TOPIC_ID: General) or itself."""
+        if isinstance(ref, FakeTopic):
+            if ref.chat is not self:
+                raise ValueError(f"topic {ref.message_thread_id} is not in chat {self.id}")
+            return ref
+        if not self.is_forum:
+            raise ValueError(f"chat {self.id} is not a forum")
+        try:
+            return self.topics[ref]
+        except KeyError:
+            raise LookupError(f"no topic {ref} in chat {self.id}") from None
+
+    @property
+    def bot_manages_topics(self) -> bool:
+        return self.bot_status == "administrator" and self.bot_can_manage_topics
 
     @property
     def chat_instance(self) -> str:
@@ -611,18 +687,23 @@ class FakeChat:
         data = {"id": self.id, "title": self.title or "", "type": self.type}
         if self.username:
             data["username"] = self.username
+        if self.is_forum:
+            data["is_forum"] = True
         return data
 
-    def bot_messages(self) -> list[FakeMessage]:
-        """Text messages of the bot in this chat that were not deleted, oldest first."""
+    def bot_messages(self, topic: FakeTopic | int | None = None) -> list[FakeMessage]:
+        """Text messages of the bot in this chat that were not deleted, oldest first (only
+        those in ``topic`` if given)."""
+        wanted = self.topic(topic) if topic is not None else None
         return [
             m
             for _, m in sorted(self.messages.items())
             if m.from_bot and not m.deleted and m.text is not None
+            and (wanted is None or m.topic is wanted)
         ]
 
-    def last_bot_message(self) -> FakeMessage | None:
-        messages = self.bot_messages()
+    def last_bot_message(self, topic: FakeTopic | int | None = None) -> FakeMessage | None:
+        messages = self.bot_messages(topic)
         return messages[-1] if messages else None
 
     def bot_photos(self) -> list[FakeMessage]:
@@ -636,7 +717,47 @@ class FakeChat:
                 if m.from_bot and not m.deleted and m.document is not None]
 
 
+@dataclass(eq=False)
+class FakeTopic:
+    """A forum topic.  ``message_thread_id`` is the id of its forum_topic_created message
+    (GENERAL_TOPIC_ID for General, which has no such message)."""
+
+    chat: FakeChat = field(repr=False)
+    message_thread_id: int
+    name: str
+    icon_color: int = TOPIC_ICON_COLORS[0]
+    creator_id: int | None = None
+    icon_custom_emoji_id: str | None = None
+    closed: bool = False
+    deleted: bool = False
+
+    @property
+    def id(self) -> int:
+        return self.message_thread_id
+
+    @property
+    def is_general(self) -> bool:
+        return self.message_thread_id == GENERAL_TOPIC_ID
+
+    def to_api(self) -> JSONDict:
+        """A ForumTopic object."""
+        data: JSONDict = {"message_thread_id": self.message_thread_id, "name": self.name,
+                          "icon_color": self.icon_color}
+        if self.icon_custom_emoji_id:
+            data["icon_custom_emoji_id"] = self.icon_custom_emoji_id
+        return data
+
+    def messages(self) -> list[FakeMessage]:
+        """Every message in this topic that was not deleted (service messages too)."""
+        return [m for _, m in sorted(self.chat.messages.items())
+                if m.topic is self and not m.deleted]
+
+    def bot_messages(self) -> list[FakeMessage]:
+        return self.chat.bot_messages(self)
+
+
 ChatRef = FakeChat | FakeUser | int
+TopicRef = FakeTopic | int
 UserRef = FakeUser | int
 Handler = Callable[[JSONDict, RecordedRequest], Awaitable[Any]]
 
@@ -724,6 +845,8 @@ class FakeTelegramServer:
         self._file_ids = itertools.count(1)
         self.downloads: list[str] = []  # file paths fetched from /file/bot<token>/
         self._bot_texts: dict[tuple[str, str], str] = {}
+        # forums: what a send to a deleted topic answers (see "Forums" in the docstring)
+        self.deleted_topic_error = THREAD_NOT_FOUND
         # webhooks: see "Webhooks" in the module docstring
         self.webhook_url = ""
         self.webhook_secret: str | None = None
@@ -772,6 +895,13 @@ class FakeTelegramServer:
             "unpinchatmessage": self._unpin_chat_message,
             "sendchataction": self._send_chat_action,
             "leavechat": self._leave_chat,
+            "createforumtopic": self._create_forum_topic,
+            "editforumtopic": self._edit_forum_topic,
+            "closeforumtopic": self._close_forum_topic,
+            "reopenforumtopic": self._reopen_forum_topic,
+            "deleteforumtopic": self._delete_forum_topic,
+            "closegeneralforumtopic": self._close_general_forum_topic,
+            "reopengeneralforumtopic": self._reopen_general_forum_topic,
         }
 
     # --------------------------------------------------------------------------------------
@@ -900,12 +1030,18 @@ class FakeTelegramServer:
         creator: UserRef | None = None,
         bot_status: str = "member",
         username: str | None = None,
+        is_forum: bool = False,
+        bot_can_manage_topics: bool = True,
     ) -> FakeChat:
         """A group (ids like -4xxxxxxxxx) or supergroup (ids like -100xxxxxxxxxx).
 
         ``admins`` are members too; the creator is ``creator`` or else the first admin.
-        ``bot_status`` is "member", "administrator", "left" or "kicked".
+        ``bot_status`` is "member", "administrator", "left" or "kicked".  ``is_forum``: a
+        supergroup with topics (it has General, topic 1; add topics with create_topic);
+        ``bot_can_manage_topics``: the bot's can_manage_topics right when it is an admin.
         """
+        if is_forum and chat_type not in (None, "supergroup"):
+            raise ValueError("only supergroups can be forums")
         if chat_id >= 0:
             raise ValueError("group ids are negative")
         if chat_id in self._chats:
@@ -914,6 +1050,8 @@ class FakeTelegramServer:
             chat_type = "supergroup" if str(chat_id).startswith("-100") else "group"
         if chat_type not in ("group", "supergroup"):
             raise ValueError(f"chat_type must be group or supergroup, not {chat_type!r}")
+        if is_forum and chat_type != "supergroup":
+            raise ValueError("only supergroups can be forums (use a -100... id)")
         if bot_status not in ("member", "administrator", "left", "kicked"):
             raise ValueError(f"bad bot_status {bot_status!r}")
         admin_ids = [self._user(a).id for a in admins]
@@ -936,7 +1074,13 @@ class FakeTelegramServer:
             admin_ids=[a for a in admin_ids if a != creator_id],
             creator_id=creator_id,
             bot_status=bot_status,
+            is_forum=is_forum,
+            bot_can_manage_topics=bot_can_manage_topics,
         )
+        if is_forum:
+            chat.topics[GENERAL_TOPIC_ID] = FakeTopic(chat, GENERAL_TOPIC_ID, "General",
+                                                      creator_id=creator_id)
+            chat.next_message_id = 2  # message 1 is the chat's creation
         self._chats[chat_id] = chat
         return chat
 
@@ -1022,6 +1166,134 @@ class FakeTelegramServer:
         self._my_chat_member(self.chat(person.id), person, "kicked", "member")
 
     # --------------------------------------------------------------------------------------
+    # forums (set-up and what admins do; see "Forums" in the module docstring)
+
+    def topic(self, chat: ChatRef, topic: TopicRef) -> FakeTopic:
+        """A topic of a forum by id (GENERAL_TOPIC_ID: General)."""
+        return self.chat(chat).topic(topic)
+
+    def topics(self, chat: ChatRef) -> list[FakeTopic]:
+        """The topics of a forum that were not deleted, General first."""
+        group = self.chat(chat)
+        return [t for _, t in sorted(group.topics.items()) if not t.deleted]
+
+    def _forum_admin(self, chat: ChatRef, by: UserRef | None) -> tuple[FakeChat, FakeUser]:
+        group = self.chat(chat)
+        if not group.is_forum:
+            raise ValueError(f"chat {group.id} is not a forum")
+        if by is None:
+            if group.creator_id is None:
+                raise ValueError(f"chat {group.id} has no creator; say who acts with by=")
+            return group, self.user(group.creator_id)
+        person = self._user(by)
+        if person.id != group.creator_id and person.id not in group.admin_ids:
+            raise ValueError(f"user {person.id} is not an admin of chat {group.id}")
+        return group, person
+
+    def create_topic(
+        self,
+        chat: ChatRef,
+        name: str,
+        *,
+        by: UserRef | None = None,
+        icon_color: int = TOPIC_ICON_COLORS[0],
+        icon_custom_emoji_id: str | None = None,
+    ) -> FakeTopic:
+        """An admin (``by``, default the creator) creates a topic: the bot gets the
+        forum_topic_created service message, whose id is the topic's message_thread_id."""
+        group, person = self._forum_admin(chat, by)
+        created: JSONDict = {"name": name, "icon_color": icon_color}
+        if icon_custom_emoji_id:
+            created["icon_custom_emoji_id"] = icon_custom_emoji_id
+        message = self._new_message(group, sender=person.to_api(), from_bot=False,
+                                    service={"forum_topic_created": created})
+        topic = self._open_topic(message, name, icon_color, person.id, icon_custom_emoji_id)
+        self._deliver_service(group, message)
+        return topic
+
+    def _open_topic(self, message: FakeMessage, name: str, icon_color: int, creator_id: int,
+                    icon_custom_emoji_id: str | None) -> FakeTopic:
+        topic = FakeTopic(message.chat, message.message_id, name, icon_color, creator_id,
+                          icon_custom_emoji_id)
+        message.chat.topics[topic.message_thread_id] = topic
+        message.topic = topic
+        message.thread_id = topic.message_thread_id
+        message.is_topic_message = True
+        return topic
+
+    def close_topic(self, chat: ChatRef, topic: TopicRef, *, by: UserRef | None = None) -> None:
+        """An admin closes a topic (General too): the bot gets forum_topic_closed in it, and
+        only admins (and, in a topic, its creator) may write there until it is reopened."""
+        group, person = self._forum_admin(chat, by)
+        self._toggle_topic(group.topic(topic), person.to_api(), closed=True, deliver=True)
+
+    def reopen_topic(self, chat: ChatRef, topic: TopicRef, *, by: UserRef | None = None) -> None:
+        """An admin reopens a closed topic: the bot gets forum_topic_reopened in it."""
+        group, person = self._forum_admin(chat, by)
+        self._toggle_topic(group.topic(topic), person.to_api(), closed=False, deliver=True)
+
+    def close_general(self, chat: ChatRef, *, by: UserRef | None = None) -> None:
+        self.close_topic(chat, GENERAL_TOPIC_ID, by=by)
+
+    def reopen_general(self, chat: ChatRef, *, by: UserRef | None = None) -> None:
+        self.reopen_topic(chat, GENERAL_TOPIC_ID, by=by)
+
+    def delete_topic(self, chat: ChatRef, topic: TopicRef, *, by: UserRef | None = None) -> None:
+        """An admin deletes a topic with all its messages (the bot is not told: Telegram sends
+        no update); sends to it answer 400 ``deleted_topic_error`` afterwards."""
+        group, _ = self._forum_admin(chat, by)
+        self._remove_topic(group.topic(topic))
+
+    def _toggle_topic(self, topic: FakeTopic, sender: JSONDict, *, closed: bool,
+                      deliver: bool) -> FakeMessage:
+        if topic.deleted:
+            raise ValueError(f"topic {topic.id} of chat {topic.chat.id} was deleted")
+        if topic.closed == closed:
+            raise ApiError(400, TOPIC_NOT_MODIFIED)
+        topic.closed = closed
+        kind = "forum_topic_closed" if closed else "forum_topic_reopened"
+        message = self._new_message(topic.chat, sender=sender, from_bot=not deliver,
+                                    service={kind: {}}, topic=topic)
+        if deliver:
+            self._deliver_service(topic.chat, message)
+        return message
+
+    def _remove_topic(self, topic: FakeTopic) -> None:
+        if topic.is_general:
+            raise ApiError(400, TOPIC_ID_INVALID)  # General can't be deleted
+        if topic.deleted:
+            raise ApiError(400, TOPIC_ID_INVALID)
+        topic.deleted = True
+        for message in topic.chat.messages.values():
+            if message.topic is topic:
+                message.deleted = True
+
+    def _deliver_service(self, chat: FakeChat, message: FakeMessage) -> None:
+        """Service messages reach the bot whatever its privacy mode, if it is in the chat."""
+        if chat.bot_status in ("member", "administrator"):
+            self._enqueue("message", message.to_api())
+
+    def _user_topic(self, person: FakeUser, chat: FakeChat, topic: TopicRef | None,
+                    reply: FakeMessage | None) -> FakeTopic | None:
+        """Where a person's message lands, refused as a Telegram client refuses it."""
+        if topic is not None:
+            place = chat.topic(topic)
+            if reply is not None and reply.topic is not place:
+                raise ValueError("a reply stays in the topic of the message it answers")
+        elif reply is not None and reply.topic is not None:
+            place = reply.topic
+        elif chat.is_forum:
+            place = chat.general
+        else:
+            return None
+        if place.deleted:
+            raise ValueError(f"topic {place.id} of chat {chat.id} was deleted")
+        is_admin = person.id == chat.creator_id or person.id in chat.admin_ids
+        if place.closed and not is_admin and (place.is_general or place.creator_id != person.id):
+            raise ValueError(f"topic {place.id} of chat {chat.id} is closed")
+        return place
+
+    # --------------------------------------------------------------------------------------
     # simulated people
 
     def _writer(self, user: UserRef, chat: ChatRef | None) -> tuple[FakeUser, FakeChat]:
@@ -1050,9 +1322,12 @@ class FakeTelegramServer:
         text: str,
         *,
         reply_to: FakeMessage | int | None = None,
+        topic: TopicRef | None = None,
     ) -> FakeMessage:
         """``user`` writes ``text`` in ``chat`` (their private chat if ``chat`` is the user or
-        None).  Bot commands and @mentions get entities.  Returns the stored message."""
+        None).  Bot commands and @mentions get entities.  In a forum the message goes to
+        ``topic`` (default: the topic of ``reply_to``, else General).  Returns the stored
+        message."""
         person, target = self._writer(user, chat)
         reply: FakeMessage | None = None
         if reply_to is not None:
@@ -1060,8 +1335,10 @@ class FakeTelegramServer:
             reply = target.messages.get(reply_id)
             if reply is None:
                 raise LookupError(f"no message {reply_id} in chat {target.id}")
+        place = self._user_topic(person, target, topic, reply)
         message = self._new_message(
             target,
+            topic=place,
             sender=person.to_api(),
             from_bot=False,
             text=text,
@@ -1105,13 +1382,17 @@ class FakeTelegramServer:
         *,
         mime_type: str | None = "application/json",
         caption: str | None = None,
+        topic: TopicRef | None = None,
     ) -> FakeMessage:
         """``user`` sends a file to ``chat`` (their private chat if ``chat`` is the user or
-        None); the server stores it, so the bot can getFile and download it."""
+        None; in a forum to ``topic``, default General); the server stores it, so the bot can
+        getFile and download it."""
         person, target = self._writer(user, chat)
+        place = self._user_topic(person, target, topic, None)
         stored = self.store_file(data, "documents", file_name=file_name, mime_type=mime_type)
         message = self._new_message(
             target,
+            topic=place,
             sender=person.to_api(),
             from_bot=False,
             entities=_detect_entities(caption) if caption else [],
@@ -1292,11 +1573,28 @@ class FakeTelegramServer:
     ) -> Button:
         return message.find_button(text, contains=contains, data=data, predicate=predicate)
 
-    def last_bot_message(self, chat: ChatRef) -> FakeMessage | None:
-        return self.chat(chat).last_bot_message()
+    def last_bot_message(self, chat: ChatRef, *, topic: TopicRef | None = None
+                         ) -> FakeMessage | None:
+        return self.chat(chat).last_bot_message(topic)
 
-    def bot_messages(self, chat: ChatRef) -> list[FakeMessage]:
-        return self.chat(chat).bot_messages()
+    def bot_messages(self, chat: ChatRef, *, topic: TopicRef | None = None) -> list[FakeMessage]:
+        """The bot's text messages in ``chat`` (only those in ``topic`` if given)."""
+        return self.chat(chat).bot_messages(topic)
+
+    def sent_by_bot(self, chat: ChatRef | None = None, *, include_deleted: bool = True,
+                    ) -> list[FakeMessage]:
+        """Every message the bot sent (text, photo, document; not service messages), in
+        ``chat`` or in all chats, oldest first; deleted ones too unless told otherwise."""
+        chats = [self.chat(chat)] if chat is not None else list(self._chats.values())
+        found = [m for c in chats for m in c.messages.values()
+                 if m.from_bot and not m.service and (include_deleted or not m.deleted)
+                 and (m.text is not None or m.photo is not None or m.document is not None)]
+        return sorted(found, key=lambda m: (m.created_at, m.chat.id, m.message_id))
+
+    def topics_of(self, messages: Iterable[FakeMessage]) -> set[int | None]:
+        """The topics (ids; GENERAL_TOPIC_ID for General, None outside forums) the messages
+        landed in: ``{topic.id}`` when every one is in that topic."""
+        return {m.topic_id for m in messages}
 
     def photos(self, chat: ChatRef) -> list[FakeMessage]:
         """The photos the bot sent to ``chat`` (``message.photo.data``: the file's bytes)."""
@@ -1420,14 +1718,16 @@ class FakeTelegramServer:
         after: FakeMessage | int | None = None,
         predicate: Callable[[FakeMessage], bool] | None = None,
         timeout: float = 5.0,
+        topic: TopicRef | None = None,
     ) -> FakeMessage:
-        """The first (oldest) bot text message in ``chat`` newer than ``after`` that matches
-        ``predicate``, waiting for it if need be."""
+        """The first (oldest) bot text message in ``chat`` (in ``topic`` if given) newer than
+        ``after`` that matches ``predicate``, waiting for it if need be."""
         target = self.chat(chat)
         after_id = after.message_id if isinstance(after, FakeMessage) else (after or 0)
+        wanted = target.topic(topic) if topic is not None else None
 
         def find() -> FakeMessage | None:
-            for message in target.bot_messages():
+            for message in target.bot_messages(wanted):
                 if message.message_id > after_id and (predicate is None or predicate(message)):
                     return message
             return None
@@ -1490,6 +1790,7 @@ class FakeTelegramServer:
         reply_markup: JSONDict | None = None,
         reply_to: FakeMessage | None = None,
         service: JSONDict | None = None,
+        topic: FakeTopic | None = None,
     ) -> FakeMessage:
         message = FakeMessage(
             chat=chat,
@@ -1508,7 +1809,28 @@ class FakeTelegramServer:
         )
         chat.next_message_id += 1
         chat.messages[message.message_id] = message
+        self._place(message, topic)
         return message
+
+    @staticmethod
+    def _place(message: FakeMessage, topic: FakeTopic | None) -> None:
+        """Thread fields as Telegram sets them: in a forum topic (not General) message_thread_id
+        is the topic and is_topic_message is true; a reply in a supergroup outside topics
+        (General included) has the id of the first message of its reply chain as
+        message_thread_id, without is_topic_message; basic groups and private chats none."""
+        chat, reply = message.chat, message.reply_to
+        if chat.is_forum:
+            if topic is None:
+                topic = reply.topic if reply is not None and reply.topic is not None else (
+                    chat.general)
+            message.topic = topic
+            if not topic.is_general:
+                message.thread_id = topic.message_thread_id
+                message.is_topic_message = True
+                return
+        if chat.type == "supergroup" and reply is not None:
+            message.thread_id = reply.thread_id if reply.thread_id is not None else (
+                reply.message_id)
 
     def _delivers(self, chat: FakeChat, message: FakeMessage) -> bool:
         if chat.type == "private":
@@ -1529,11 +1851,16 @@ class FakeTelegramServer:
                 return True
         return False
 
-    def _member(self, user: JSONDict, status: str) -> JSONDict:
+    def _member(self, user: JSONDict, status: str, chat: FakeChat | None = None) -> JSONDict:
         if status == "creator":
             return {"status": "creator", "user": user, "is_anonymous": False}
         if status == "administrator":
+            rights: JSONDict = {}
+            if chat is not None and chat.type == "supergroup":
+                rights["can_manage_topics"] = (
+                    chat.bot_can_manage_topics if user.get("id") == self.bot_id else True)
             return {
+                **rights,
                 "status": "administrator",
                 "user": user,
                 "can_be_edited": False,
@@ -2007,10 +2334,24 @@ class FakeTelegramServer:
 
         return handler
 
-    async def _send_message(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
-        chat = self._resolve_chat(params.get("chat_id"), rec, sending=True)
-        self._rate_check(chat, rec)
-        formatted = self._format(params)
+    def _placement(self, chat: FakeChat, params: JSONDict) -> tuple[FakeMessage | None,
+                                                                    FakeTopic | None]:
+        """The message replied to and the forum topic of a send, refused as the Bot API does
+        (check_message_topic in tdlib/telegram-bot-api, then Telegram's TOPIC_CLOSED)."""
+        thread = params.get("message_thread_id")
+        thread_id = thread if isinstance(thread, int) and thread > 0 else 0  # < 0 is as none
+        topic: FakeTopic | None = None
+        if thread_id and chat.is_forum:
+            if thread_id == GENERAL_TOPIC_ID:
+                raise ApiError(400, THREAD_NOT_FOUND)  # General is reached without the id
+            topic = chat.topics.get(thread_id)
+            if topic is None:
+                raise ApiError(400, THREAD_NOT_FOUND)
+            if topic.deleted:
+                raise ApiError(400, self.deleted_topic_error)
+        elif thread_id and chat.type == "private":
+            raise ApiError(400, THREAD_NOT_FOUND)  # no topics in private chats here
+        # elsewhere (basic groups, supergroups without topics) the id is ignored
         reply_to: FakeMessage | None = None
         reply = params.get("reply_parameters")
         if isinstance(reply, dict):
@@ -2019,6 +2360,19 @@ class FakeTelegramServer:
                 reply_to = None
             if reply_to is None and not reply.get("allow_sending_without_reply"):
                 raise ApiError(400, "Bad Request: message to be replied not found")
+        if chat.is_forum:
+            if topic is None:
+                topic = reply_to.topic if reply_to is not None and reply_to.topic else (
+                    chat.general)
+            if topic.closed and not chat.bot_manages_topics and topic.creator_id != self.bot_id:
+                raise ApiError(400, TOPIC_CLOSED)
+        return reply_to, topic
+
+    async def _send_message(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=True)
+        reply_to, topic = self._placement(chat, params)
+        self._rate_check(chat, rec)
+        formatted = self._format(params)
         mode = params.get("parse_mode")
         message = self._new_message(
             chat,
@@ -2030,6 +2384,7 @@ class FakeTelegramServer:
             parse_mode=mode if isinstance(mode, str) else None,
             reply_markup=_inline_markup(params.get("reply_markup")),
             reply_to=reply_to,
+            topic=topic,
         )
         return message.to_api()
 
@@ -2054,6 +2409,7 @@ class FakeTelegramServer:
 
     def _send_media(self, params: JSONDict, rec: RecordedRequest, kind: str) -> JSONDict:
         chat = self._resolve_chat(params.get("chat_id"), rec, sending=True)
+        reply_to, topic = self._placement(chat, params)
         self._rate_check(chat, rec)
         caption: FormattedText | None = None
         if isinstance(params.get("caption"), str) and params["caption"]:
@@ -2073,6 +2429,8 @@ class FakeTelegramServer:
             source_text=params.get("caption") if caption else None,
             parse_mode=mode if isinstance(mode, str) else None,
             reply_markup=_inline_markup(params.get("reply_markup")),
+            reply_to=reply_to,
+            topic=topic,
         )
         message.caption = caption.text if caption else None
         if kind == "photo":
@@ -2230,7 +2588,7 @@ class FakeTelegramServer:
         chat = self._resolve_chat(params.get("chat_id"), rec, sending=False)
         user_id = int(params["user_id"])
         status = self._status_in(chat, user_id)
-        return self._member(self._user_api(user_id), status)
+        return self._member(self._user_api(user_id), status, chat)
 
     async def _get_chat_administrators(
         self, params: JSONDict, rec: RecordedRequest
@@ -2241,9 +2599,9 @@ class FakeTelegramServer:
         result: list[JSONDict] = []
         if chat.creator_id is not None:
             result.append(self._member(self._user_api(chat.creator_id), "creator"))
-        result += [self._member(self._user_api(a), "administrator") for a in chat.admin_ids]
+        result += [self._member(self._user_api(a), "administrator", chat) for a in chat.admin_ids]
         if chat.bot_status == "administrator":
-            result.append(self._member(self.bot_user, "administrator"))
+            result.append(self._member(self.bot_user, "administrator", chat))
         return result
 
     async def _pin_chat_message(self, params: JSONDict, rec: RecordedRequest) -> bool:
@@ -2284,4 +2642,98 @@ class FakeTelegramServer:
         if not chat.is_group:
             raise ApiError(400, "Bad Request: chat member status can't be changed in private chats")
         chat.bot_status = "left"
+        return True
+
+    # --------------------------------------------------------------------------------------
+    # forum topics (errors as TDLib's ForumTopicManager and Telegram give them)
+
+    def _forum(self, params: JSONDict, rec: RecordedRequest) -> FakeChat:
+        chat = self._resolve_chat(params.get("chat_id"), rec, sending=True)
+        if not chat.is_forum:
+            raise ApiError(400, NOT_A_FORUM)
+        return chat
+
+    def _bot_topic(self, chat: FakeChat, params: JSONDict) -> FakeTopic:
+        thread = params.get("message_thread_id")
+        if not isinstance(thread, int) or thread <= 0:
+            raise ApiError(400, "Bad Request: invalid forum topic identifier specified")
+        topic = chat.topics.get(thread)
+        if topic is None or topic.deleted:
+            raise ApiError(400, TOPIC_ID_INVALID)
+        return topic
+
+    async def _create_forum_topic(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        chat = self._forum(params, rec)
+        if not chat.bot_manages_topics:
+            raise ApiError(400, "Bad Request: not enough rights to create a topic")
+        name = str(params.get("name", "")).strip()
+        if not name:
+            raise ApiError(400, "Bad Request: name must be non-empty")
+        color = params.get("icon_color")
+        if not isinstance(color, int) or color not in TOPIC_ICON_COLORS:
+            if isinstance(color, int) and not 0 <= color <= 0xFFFFFF:
+                raise ApiError(400, "Bad Request: invalid icon color specified")
+            color = TOPIC_ICON_COLORS[0]
+        emoji = params.get("icon_custom_emoji_id")
+        emoji_id = emoji if isinstance(emoji, str) and emoji else None
+        created: JSONDict = {"name": name, "icon_color": color}
+        if emoji_id:
+            created["icon_custom_emoji_id"] = emoji_id
+        message = self._new_message(chat, sender=self.bot_user, from_bot=True,
+                                    service={"forum_topic_created": created})
+        topic = self._open_topic(message, name, color, self.bot_id, emoji_id)
+        return topic.to_api()
+
+    async def _edit_forum_topic(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        chat = self._forum(params, rec)
+        topic = self._bot_topic(chat, params)
+        if not chat.bot_manages_topics and topic.creator_id != self.bot_id:
+            raise ApiError(400, "Bad Request: not enough rights to edit the topic")
+        name = params.get("name")
+        edited: JSONDict = {}
+        if isinstance(name, str) and name.strip():
+            edited["name"] = name.strip()
+        if "icon_custom_emoji_id" in params:
+            edited["icon_custom_emoji_id"] = str(params["icon_custom_emoji_id"] or "")
+        if not edited:
+            return True
+        if edited.get("name", topic.name) == topic.name and edited.get(
+                "icon_custom_emoji_id", topic.icon_custom_emoji_id or "") == (
+                topic.icon_custom_emoji_id or ""):
+            raise ApiError(400, TOPIC_NOT_MODIFIED)
+        topic.name = edited.get("name", topic.name)
+        if "icon_custom_emoji_id" in edited:
+            topic.icon_custom_emoji_id = edited["icon_custom_emoji_id"] or None
+        self._new_message(chat, sender=self.bot_user, from_bot=True,
+                          service={"forum_topic_edited": edited}, topic=topic)
+        return True
+
+    def _bot_toggle(self, chat: FakeChat, topic: FakeTopic, closed: bool) -> bool:
+        if not chat.bot_manages_topics and topic.creator_id != self.bot_id:
+            raise ApiError(400, "Bad Request: not enough rights to close or open the topic")
+        self._toggle_topic(topic, self.bot_user, closed=closed, deliver=False)
+        return True
+
+    async def _close_forum_topic(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        chat = self._forum(params, rec)
+        return self._bot_toggle(chat, self._bot_topic(chat, params), True)
+
+    async def _reopen_forum_topic(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        chat = self._forum(params, rec)
+        return self._bot_toggle(chat, self._bot_topic(chat, params), False)
+
+    async def _close_general_forum_topic(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        chat = self._forum(params, rec)
+        return self._bot_toggle(chat, chat.general, True)
+
+    async def _reopen_general_forum_topic(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        chat = self._forum(params, rec)
+        return self._bot_toggle(chat, chat.general, False)
+
+    async def _delete_forum_topic(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        chat = self._forum(params, rec)
+        topic = self._bot_topic(chat, params)
+        if chat.bot_status != "administrator" and topic.creator_id != self.bot_id:
+            raise ApiError(400, "Bad Request: not enough rights to delete the topic")
+        self._remove_topic(topic)
         return True
