@@ -147,7 +147,10 @@ from tests.fakeapi.formatting import (
 from tests.fakeapi.spec import BotApiSpec, UploadedFile, default_spec
 
 __all__ = [
+    "BAD_GATEWAY",
     "DEFAULT_TOKEN",
+    "FAULT_KINDS",
+    "LATE",
     "MESSAGE_METHODS",
     "NOT_MODIFIED",
     "ApiError",
@@ -158,11 +161,14 @@ __all__ = [
     "FakeTelegramServer",
     "FakeTopic",
     "FakeUser",
+    "Fault",
+    "FaultRule",
     "MessageVersion",
     "PressedQuery",
     "RecordedRequest",
     "StoredFile",
     "WebhookDelivery",
+    "fault_kind",
 ]
 
 T = TypeVar("T")
@@ -319,6 +325,9 @@ class RecordedRequest:
     description: str | None = None
     error_parameters: JSONDict | None = None
     problems: list[str] = field(default_factory=list)
+    fault: str | None = None  # BAD_GATEWAY or LATE if a fault was injected
+    fault_delay: float = 0.0  # seconds a LATE answer was held back
+    abandoned: bool = False  # the client stopped waiting for a LATE answer
 
     @property
     def ok(self) -> bool:
@@ -340,6 +349,54 @@ class WebhookDelivery:
     @property
     def ok(self) -> bool:
         return self.status is not None and 200 <= self.status < 300
+
+
+BAD_GATEWAY: Final = "bad_gateway"  # answered 502 before the method ran
+LATE: Final = "late"  # the method ran; its answer was held back for a while
+BAD_GATEWAY_PAGE: Final = (
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad "
+    "Gateway</h1></center>\r\n<hr><center>nginx/1.18.0</center>\r\n</body>\r\n</html>\r\n"
+)
+
+
+FAULT_KINDS: Final = ("send", "edit", "answer", "delete", "action")
+
+
+def fault_kind(method: str) -> str | None:
+    """The kind of a method for fault switches: "send" (send*, copy*, forward*, but not
+    sendChatAction), "edit" (editMessage*), "answer" (answerCallbackQuery and other
+    answer*), "delete" (deleteMessage, deleteMessages), "action" (sendChatAction); None for
+    the rest (getUpdates, getMe, ...: faulted only when named)."""
+    name = method.lower()
+    if name == "sendchataction":
+        return "action"
+    if name.startswith(("send", "copymessage", "forwardmessage")):
+        return "send"
+    if name.startswith("editmessage"):
+        return "edit"
+    if name.startswith("answer"):
+        return "answer"
+    if name in ("deletemessage", "deletemessages"):
+        return "delete"
+    return None
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One injected fault: BAD_GATEWAY, or LATE with the seconds the answer waits."""
+
+    kind: str
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class FaultRule:
+    """Shares of calls that fail with 502 (``fail``) or are answered ``delay_seconds`` late
+    (``delay``)."""
+
+    fail: float = 0.0
+    delay: float = 0.0
+    delay_seconds: float = 12.0
 
 
 @dataclass(eq=False)
@@ -845,6 +902,11 @@ class FakeTelegramServer:
         self._file_ids = itertools.count(1)
         self.downloads: list[str] = []  # file paths fetched from /file/bot<token>/
         self._bot_texts: dict[tuple[str, str], str] = {}
+        # faults: see "Faults" in the module docstring
+        self.fault_rng = random.Random(0)
+        self.faulted: list[RecordedRequest] = []
+        self._fault_rules: dict[str, FaultRule] = {}
+        self._fault_script: dict[str, list[Fault]] = {}
         # forums: what a send to a deleted topic answers (see "Forums" in the docstring)
         self.deleted_topic_error = THREAD_NOT_FOUND
         # webhooks: see "Webhooks" in the module docstring
@@ -1532,6 +1594,77 @@ class FakeTelegramServer:
         )
 
     # --------------------------------------------------------------------------------------
+    # faults (a bad minute of Telegram)
+
+    @staticmethod
+    def _fault_key(target: str) -> str:
+        if target not in FAULT_KINDS and not re.fullmatch(r"[A-Za-z]+", target):
+            raise ValueError(f"{target!r} is neither a method name nor one of {FAULT_KINDS}")
+        return target.lower()
+
+    def set_faults(self, target: str, *, fail: float = 0.0, delay: float = 0.0,
+                   delay_seconds: float = 12.0, seed: int | None = None) -> None:
+        """From now on answer a share ``fail`` of the calls of ``target`` (a kind: "send",
+        "edit", "answer", "delete", "action"; or a method name, which wins over its kind) with
+        502 Bad Gateway before running them, and a share ``delay`` only ``delay_seconds``
+        after running them.  ``seed`` reseeds ``fault_rng`` (one draw per call)."""
+        if fail < 0.0 or delay < 0.0 or fail + delay > 1.0:
+            raise ValueError("fail and delay are shares: 0 <= fail, delay; fail + delay <= 1")
+        if delay_seconds < 0:
+            raise ValueError("delay_seconds must not be negative")
+        self._fault_rules[self._fault_key(target)] = FaultRule(fail, delay, delay_seconds)
+        if seed is not None:
+            self.fault_rng.seed(seed)
+
+    def fail_next(self, target: str, count: int = 1) -> None:
+        """The next ``count`` calls of ``target`` (kind or method) answer 502 (not run)."""
+        self._fault_script.setdefault(self._fault_key(target), []).extend(
+            [Fault(BAD_GATEWAY)] * count)
+
+    def delay_next(self, target: str, seconds: float, count: int = 1) -> None:
+        """The next ``count`` calls of ``target`` run at once and are answered ``seconds``
+        later."""
+        self._fault_script.setdefault(self._fault_key(target), []).extend(
+            [Fault(LATE, seconds)] * count)
+
+    def clear_faults(self) -> None:
+        """No more faults (rules and scripted ones); ``faulted`` keeps what happened."""
+        self._fault_rules.clear()
+        self._fault_script.clear()
+
+    def duplicates(self, chat: ChatRef | None = None, *, window: float | None = None,
+                   ) -> list[list[FakeMessage]]:
+        """Messages the bot posted more than once: groups (oldest first) of its messages
+        with the same chat, topic, thread, message replied to, text or caption and inline
+        keyboard as sent (before any edit) and the same file bytes, deleted ones too.  With
+        ``window``, only copies sent within ``window`` s of the previous one count."""
+        groups: dict[tuple[object, ...], list[FakeMessage]] = {}
+        for message in self.sent_by_bot(chat):
+            file = message.photo or message.document
+            key = (message.chat.id, message.topic_id, message.thread_id,
+                   message.reply_to.message_id if message.reply_to else None, message.first_text,
+                   json.dumps(message.first_markup, sort_keys=True),
+                   file.data if file is not None else None)
+            groups.setdefault(key, []).append(message)
+        found: list[list[FakeMessage]] = []
+        for same in groups.values():
+            run = [same[0]]
+            for message in same[1:]:
+                if window is None or message.created_at - run[-1].created_at <= window:
+                    run.append(message)
+                    continue
+                if len(run) > 1:
+                    found.append(run)
+                run = [message]
+            if len(run) > 1:
+                found.append(run)
+        return sorted(found, key=lambda run: run[0].created_at)
+
+    def duplicate_count(self, chat: ChatRef | None = None, *, window: float | None = None) -> int:
+        """How many messages were posted in excess (a message posted twice counts 1)."""
+        return sum(len(run) - 1 for run in self.duplicates(chat, window=window))
+
+    # --------------------------------------------------------------------------------------
     # looking at the state
 
     def chat(self, ref: ChatRef) -> FakeChat:
@@ -2000,16 +2133,70 @@ class FakeTelegramServer:
             problem = "not implemented by the fake server"
             self._violation(rec, [problem])
             return self._fail(rec, ApiError(400, f"Bad Request: {method.name} is {problem}"))
+        fault = self._draw_fault(method.name)
+        if fault is not None and fault.kind == BAD_GATEWAY:
+            return self._bad_gateway(rec, fault)
         try:
             result = await handler(params, rec)
         except ApiError as exc:
-            return self._fail(rec, exc)
+            response = self._fail(rec, exc)
         except Exception as exc:
             self.internal_errors.append(
                 f"{method.name}: {exc!r}\n{''.join(traceback.format_exception(exc))}"
             )
-            return self._fail(rec, ApiError(500, f"Internal Server Error: {exc!r}"))
-        return self._answer(rec, 200, {"ok": True, "result": result})
+            response = self._fail(rec, ApiError(500, f"Internal Server Error: {exc!r}"))
+        else:
+            response = self._answer(rec, 200, {"ok": True, "result": result})
+        if fault is not None:  # LATE: the method took effect; the answer comes after a while
+            self._record_fault(rec, fault)
+            try:
+                await asyncio.sleep(fault.seconds)
+            except asyncio.CancelledError:
+                rec.abandoned = True  # the client gave up waiting (its read timeout)
+                self._notify()
+                raise
+        return response
+
+    # --------------------------------------------------------------------------------------
+    # internals: faults (see "Faults" in the module docstring)
+
+    def _draw_fault(self, method: str) -> Fault | None:
+        """The fault for one call of ``method``: a scripted one first (fail_next / delay_next,
+        by method name, then by kind), else one drawn with ``fault_rng`` from the rule for the
+        method name or its kind (set_faults)."""
+        kind = fault_kind(method)
+        keys = [method.lower()] + ([kind] if kind else [])
+        for key in keys:
+            script = self._fault_script.get(key)
+            if script:
+                return script.pop(0)
+        for key in keys:
+            rule = self._fault_rules.get(key)
+            if rule is not None:
+                draw = self.fault_rng.random()
+                if draw < rule.fail:
+                    return Fault(BAD_GATEWAY)
+                if draw < rule.fail + rule.delay:
+                    return Fault(LATE, rule.delay_seconds)
+                return None
+        return None
+
+    def _record_fault(self, rec: RecordedRequest, fault: Fault) -> None:
+        rec.fault = fault.kind
+        rec.fault_delay = fault.seconds
+        self.faulted.append(rec)
+
+    def _bad_gateway(self, rec: RecordedRequest, fault: Fault) -> web.Response:
+        """What api.telegram.org's front answers when the Bot API server behind it is away:
+        502 with nginx's HTML page (the method did not run)."""
+        self._record_fault(rec, fault)
+        rec.status = 502
+        rec.description = "Bad Gateway"
+        self.errors.append(rec)
+        if rec.chat_id is not None:
+            self._chat_requests.setdefault(rec.chat_id, []).append(rec)
+        self._notify()
+        return web.Response(status=502, text=BAD_GATEWAY_PAGE, content_type="text/html")
 
     # --------------------------------------------------------------------------------------
     # internals: method helpers
