@@ -401,3 +401,20 @@ async def test_forum_set_up_is_checked(server: FakeTelegramServer) -> None:
     first = await server.send_text(bob, forum, "hi", topic=table)
     with pytest.raises(ValueError, match="stays in the topic"):
         await server.send_text(bob, forum, "cross", topic=other, reply_to=first)
+
+
+async def test_anonymous_admins_and_the_first_message_of_a_topic(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    alice = server.add_user(1001, "Alice")
+    forum = server.add_group(FORUM, "Club", admins=[alice], is_forum=True,
+                             bot_status="administrator")
+    topic = await bot.create_forum_topic(FORUM, "Table")
+    anonymous = await server.send_as_group(alice, forum, "from the club",
+                                           topic=topic.message_thread_id)
+    assert anonymous.topic_id == topic.message_thread_id
+    assert messages(server)[-1]["sender_chat"]["is_forum"] is True
+    # the topic's first message goes only with the topic (deleteForumTopic)
+    with pytest.raises(BadRequest, match=r"(?i)message can't be deleted"):
+        await bot.delete_message(FORUM, topic.message_thread_id)
+    assert_follow_spec(server)

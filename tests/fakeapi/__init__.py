@@ -3,15 +3,22 @@ Bot API 10.1 request checker (``tests.fakeapi.spec``)."""
 
 from tests.fakeapi.ptb import connect, polling
 from tests.fakeapi.server import (
+    BAD_GATEWAY,
     DEFAULT_TOKEN,
+    GENERAL_TOPIC_ID,
+    LATE,
     MESSAGE_METHODS,
     NOT_MODIFIED,
+    THREAD_NOT_FOUND,
+    TOPIC_CLOSED,
+    TOPIC_DELETED,
     ApiError,
     Button,
     CallbackAnswer,
     FakeChat,
     FakeMessage,
     FakeTelegramServer,
+    FakeTopic,
     FakeUser,
     MessageVersion,
     PressedQuery,
@@ -21,9 +28,15 @@ from tests.fakeapi.server import (
 from tests.fakeapi.spec import BotApiSpec, check_request, default_spec
 
 __all__ = [
+    "BAD_GATEWAY",
     "DEFAULT_TOKEN",
+    "GENERAL_TOPIC_ID",
+    "LATE",
     "MESSAGE_METHODS",
     "NOT_MODIFIED",
+    "THREAD_NOT_FOUND",
+    "TOPIC_CLOSED",
+    "TOPIC_DELETED",
     "ApiError",
     "BotApiSpec",
     "Button",
@@ -31,6 +44,7 @@ __all__ = [
     "FakeChat",
     "FakeMessage",
     "FakeTelegramServer",
+    "FakeTopic",
     "FakeUser",
     "MessageVersion",
     "PressedQuery",

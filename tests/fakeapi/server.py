@@ -33,12 +33,13 @@ Set-up (synchronous):
     kick_bot(chat, *, by=None)        # the bot is removed from a group (403 afterwards)
     block(user) / unblock(user)       # also FakeUser.block() / .unblock(); 403 while blocked
     add_member(chat, user);  user(user_id) -> FakeUser;  users;  chats
+    add_group(..., is_forum=True, bot_can_manage_topics=True)   # a forum: see "Forums"
     group_rate_limit: int | None      # attribute: answer 429 (parameters.retry_after) to a
                                       # send/edit in a group that had N of them in the last 60 s
     privacy_mode: bool                # attribute: groups deliver only commands/replies/mentions
 
 Simulated people (async):
-    send_text(user, chat, text, *, reply_to=None) -> FakeMessage    # chat=user: private chat;
+    send_text(user, chat, text, *, reply_to=None, topic=None) -> FakeMessage  # chat=user: private;
         "/cmd" and "/cmd@bot" get bot_command entities; the first private message "starts" it
     press(user, chat, message_id, callback_data, *, timeout=None, strict=True)
         -> CallbackAnswer | None        # None (and recorded in unanswered_callbacks) on timeout
@@ -81,6 +82,98 @@ unanswered_callbacks (PressedQuery), not_modified (RecordedRequest); also errors
 answer), rate_limited (429 answers), updates (every update queued).  assert_clean() checks the
 first four.
 
+Forums (issue 18), as Telegram does them: a forum is a supergroup made with
+    ``add_group(chat_id, title, ..., is_forum=True)``; ``is_forum: true`` is in getChat and in
+    the chat of every update and message.  It has General (``forum.general``, id
+    GENERAL_TOPIC_ID = 1) and the topics admins or the bot create; a FakeTopic has
+    message_thread_id (= id, the id of its forum_topic_created message), name, icon_color,
+    creator_id, closed, deleted, .messages(), .bot_messages(), .to_api() (a ForumTopic).
+    Set-up and admins (sync; ``by`` an admin, default the creator; the bot gets the service
+    message as an update, whatever its privacy mode):
+        create_topic(chat, name, *, by=None, icon_color=7322096, icon_custom_emoji_id=None)
+            -> FakeTopic                                   # forum_topic_created
+        close_topic(chat, topic, *, by=None) / reopen_topic(...)   # forum_topic_closed /
+        close_general(chat, *, by=None) / reopen_general(...)      # forum_topic_reopened
+        delete_topic(chat, topic, *, by=None)   # with its messages; no update (as Telegram)
+        topic(chat, id) -> FakeTopic;  topics(chat) -> not deleted, General first
+    People: send_text / send_document / send_as_group(..., topic=None): into ``topic`` (a
+        FakeTopic or its id), else the topic of ``reply_to``, else General.  Refused like a
+        client does (ValueError): a closed topic for members (admins and the topic's creator
+        may), a deleted topic, a reply into another topic, a topic outside a forum.
+    What the bot sees (Bot API 10.1, tdlib/telegram-bot-api Client.cpp): a message in a topic
+        has ``is_topic_message: true`` and ``message_thread_id``; with no explicit reply its
+        ``reply_to_message`` is the topic's forum_topic_created message; a message in General
+        has neither.  ``message_thread_id`` also comes with replies outside topics (General,
+        supergroups without topics): the id of the first message of the reply chain, without
+        is_topic_message - trust it only when is_topic_message is true.  Basic groups and
+        private chats: never.
+    Sends (sendMessage, sendPhoto, sendDocument): ``message_thread_id`` of a topic posts there;
+        without it the message goes to the topic of the message replied to (reply_parameters),
+        else to General.  Refused as the Bot API server answers:
+        400 "Bad Request: message thread not found" (THREAD_NOT_FOUND) for message_thread_id=1
+            (General is reached without it), an unknown id, a deleted topic (the attribute
+            ``deleted_topic_error``; Telegram's own servers answer TOPIC_DELETED at times: set
+            it to that to test both), and any id in a private chat (no topic mode here);
+        400 "Bad Request: TOPIC_CLOSED" for a closed topic (General too) unless the bot is an
+            administrator with can_manage_topics (``chat.bot_can_manage_topics``) or created
+            the topic.
+        In basic groups and supergroups without topics message_thread_id is ignored, as the
+        Bot API server does.  Edits, deletes and pins need no thread id; the message stays in
+        its topic.  The group rate limit (group_rate_limit) is per chat, shared by all topics.
+    Bot API methods: createForumTopic (-> ForumTopic; needs admin + can_manage_topics: else
+        "not enough rights to create a topic"; "the chat is not a forum"), editForumTopic,
+        closeForumTopic, reopenForumTopic, closeGeneralForumTopic, reopenGeneralForumTopic
+        (the right, or the topic's creator; "not enough rights to close or open the topic";
+        TOPIC_NOT_MODIFIED if already so), deleteForumTopic (admin or creator; its messages go
+        too); an unknown or deleted topic answers TOPIC_ID_INVALID.  The bot's own service
+        messages are stored, not delivered.  Not modelled: hide/unhideGeneralForumTopic,
+        unpinAll*ForumTopicMessages, getForumTopicIconStickers, topics in private chats.
+    Where messages landed: FakeMessage.topic (FakeTopic, General included) and .topic_id
+        (GENERAL_TOPIC_ID for General, None outside forums) — unlike .thread_id (the
+        message_thread_id shown) never a reply chain; bot_messages(chat, topic=...),
+        last_bot_message(chat, topic=...), wait_bot_message(chat, topic=...),
+        sent_by_bot(chat=None) (every message the bot sent, deleted ones too) and
+        topics_of(messages) -> set of topic ids.  An e2e test::
+
+            forum = server.add_group(-1005001, "Club", members=[bob], admins=[alice],
+                                     is_forum=True)
+            table_a = server.create_topic(forum, "Table A", by=alice)
+            table_b = server.create_topic(forum, "Table B", by=alice)
+            async with polling(app):
+                await server.send_text(bob, forum, "hello A", topic=table_a)
+                await server.send_text(bob, forum, "hello B", topic=table_b)
+                await server.wait_bot_message(forum, topic=table_b)
+            assert [m.text for m in server.bot_messages(forum, topic=table_a)] == [...]
+            assert server.topics_of(server.bot_messages(forum, topic=table_b)) == {table_b.id}
+            assert server.topics_of(server.sent_by_bot(forum)) == {table_a.id, table_b.id}
+
+Faults (issue 22), as switches; all off by default.  A method's kind (fault_kind): "send"
+    (send*, copyMessage, forwardMessage; not sendChatAction), "edit" (editMessage*), "answer"
+    (answerCallbackQuery), "delete" (deleteMessage(s)), "action" (sendChatAction); the rest
+    (getUpdates, getMe, getChat, ...) only when named.  Two faults:
+        BAD_GATEWAY: answered 502 with nginx's HTML page before the method ran (PTB raises
+            NetworkError "Bad Gateway"): a retry is safe;
+        LATE: the method ran (its effect is visible at once) and the answer is held back N s:
+            a client with a shorter read timeout (PTB: TimedOut) does not know the outcome.
+    set_faults(target, *, fail=0.0, delay=0.0, delay_seconds=12.0, seed=None)
+        # target: a kind or a method name (a method's rule wins over its kind's); one draw of
+        # the seeded ``fault_rng`` (random.Random(0)) per call: < fail -> 502, < fail + delay
+        # -> LATE; seed= reseeds it.  Issue 22's minute:
+        #   for kind in ("send", "edit", "answer"):
+        #       server.set_faults(kind, fail=0.08, delay=0.03, delay_seconds=12, seed=22)
+    fail_next(target, count=1) / delay_next(target, seconds, count=1)   # scripted, first
+    clear_faults()
+    Records: ``faulted`` (the RecordedRequests, in order) and on each RecordedRequest .fault
+        (BAD_GATEWAY / LATE / None), .fault_delay, .abandoned (the client hung up on a LATE
+        answer).  A 502 is in ``errors`` and not in the group's budget; requests failing the
+        spec check are refused before any fault.
+    duplicates(chat=None, *, window=None) -> list[list[FakeMessage]]: messages the bot posted
+        more than once - same chat, topic, thread, message replied to, text/caption and inline
+        keyboard as sent (before edits), same file bytes; deleted ones too; with ``window``
+        only copies within ``window`` s of the previous one.  duplicate_count(...) -> int (a
+        message posted twice counts 1).  A retried edit shows in ``not_modified``, a retried
+        callback answer as "query is too old" in ``errors``.
+
 Webhooks: setWebhook(url, secret_token, allowed_updates, max_connections,
     drop_pending_updates) makes the server POST each update (JSON, with the
     X-Telegram-Bot-Api-Secret-Token header when a secret is set) instead of handing it to
@@ -103,7 +196,9 @@ setMyCommands, getMyCommands, deleteMyCommands, setMyName/Description/ShortDescr
 getters, sendMessage, sendPhoto, sendDocument (multipart uploads as PTB sends them, or the
 file_id of a stored file), getFile, editMessageText, editMessageReplyMarkup, deleteMessage,
 answerCallbackQuery, getChat, getChatMember, getChatAdministrators, pinChatMessage,
-unpinChatMessage, sendChatAction, leaveChat.  Any other method known to the spec is answered 400
+unpinChatMessage, sendChatAction, leaveChat, createForumTopic, editForumTopic, closeForumTopic,
+reopenForumTopic, deleteForumTopic, closeGeneralForumTopic, reopenGeneralForumTopic.  Any other
+method known to the spec is answered 400
 and recorded as a violation ("not implemented by the fake server"); an unknown method gets 404
 like Telegram, and a violation.  A request failing the spec check is answered 400 with the
 problems in the description.
@@ -114,7 +209,9 @@ removes the inline keyboard; the real error texts for: not modified, message to 
 found, message can't be edited / deleted, bot can't initiate conversation with a user, bot was
 blocked by the user, bot was kicked from the group chat, chat not found, group chat was upgraded
 to a supergroup chat (with parameters.migrate_to_chat_id), query is too old (answering a callback
-query twice or after 15 s), Too Many Requests: retry after N (with parameters.retry_after).
+query twice or after 15 s), Too Many Requests: retry after N (with parameters.retry_after),
+message thread not found, TOPIC_CLOSED, TOPIC_NOT_MODIFIED, TOPIC_ID_INVALID, the chat is not a
+forum, not enough rights to create a topic / close or open the topic / delete the topic.
 """
 
 from __future__ import annotations
@@ -150,9 +247,17 @@ __all__ = [
     "BAD_GATEWAY",
     "DEFAULT_TOKEN",
     "FAULT_KINDS",
+    "GENERAL_TOPIC_ID",
     "LATE",
     "MESSAGE_METHODS",
+    "NOT_A_FORUM",
     "NOT_MODIFIED",
+    "THREAD_NOT_FOUND",
+    "TOPIC_CLOSED",
+    "TOPIC_DELETED",
+    "TOPIC_ICON_COLORS",
+    "TOPIC_ID_INVALID",
+    "TOPIC_NOT_MODIFIED",
     "ApiError",
     "Button",
     "CallbackAnswer",
@@ -1413,15 +1518,19 @@ class FakeTelegramServer:
         await asyncio.sleep(0)
         return message
 
-    async def send_as_group(self, admin: UserRef, chat: ChatRef, text: str) -> FakeMessage:
+    async def send_as_group(self, admin: UserRef, chat: ChatRef, text: str, *,
+                            topic: TopicRef | None = None) -> FakeMessage:
         """An anonymous admin of ``chat`` writes ``text`` on behalf of the group: ``from`` is
-        @GroupAnonymousBot and ``sender_chat`` is the group itself (as Telegram sends it)."""
+        @GroupAnonymousBot and ``sender_chat`` is the group itself (as Telegram sends it); in a
+        forum in ``topic`` (default General)."""
         person = self._user(admin)
         target = self.chat(chat)
         if person.id not in target.admin_ids and person.id != target.creator_id:
             raise ValueError(f"user {person.id} is not an admin of chat {target.id}")
+        place = self._user_topic(person, target, topic, None)
         message = self._new_message(
             target,
+            topic=place,
             sender={"id": GROUP_ANONYMOUS_BOT, "is_bot": True, "first_name": "Group",
                     "username": "GroupAnonymousBot"},
             from_bot=False,
@@ -2707,6 +2816,8 @@ class FakeTelegramServer:
         chat = self._resolve_chat(params.get("chat_id"), rec, sending=False)
         message = self._bot_message(chat, params.get("message_id"), DELETE_NOT_FOUND)
         if not (message.from_bot or chat.type == "private" or chat.bot_status == "administrator"):
+            raise ApiError(400, "Bad Request: message can't be deleted")
+        if "forum_topic_created" in message.service:  # deleteForumTopic deletes it
             raise ApiError(400, "Bad Request: message can't be deleted")
         message.deleted = True
         return True
