@@ -121,6 +121,12 @@ async def test_a_forum_and_its_topics_through_the_bot_api(
     assert sent.chat.is_forum is True
     stored = server.message(forum, sent.message_id)
     assert stored.topic_id == topic.message_thread_id and stored.reply_to is None
+    # a press on it tells the topic too
+    query = server.press_nowait(alice, forum, sent.message_id, "play")
+    pressed = server.updates[-1]["callback_query"]["message"]
+    assert pressed["message_thread_id"] == topic.message_thread_id
+    assert pressed["is_topic_message"] is True
+    assert await bot.answer_callback_query(query.id)
 
     general = await bot.send_message(FORUM, "lobby")  # no message_thread_id: General
     assert general.message_thread_id is None and general.is_topic_message is None
