@@ -154,6 +154,18 @@ async def test_a_forum_and_its_topics_through_the_bot_api(
     assert reply.reply_to_message is not None
     assert reply.reply_to_message.message_id == first.message_id
 
+    # a reply from another topic is an external reply
+    lobby = await bot.send_message(FORUM, "lobby again")
+    across = await bot.send_message(FORUM, "from the table", reply_to_message_id=lobby.message_id,
+                                    message_thread_id=topic.message_thread_id)
+    assert across.message_thread_id == topic.message_thread_id
+    assert across.external_reply is not None
+    assert across.external_reply.message_id == lobby.message_id
+    assert across.external_reply.origin.type == "user"
+    assert across.reply_to_message is not None
+    assert across.reply_to_message.forum_topic_created is not None
+    assert server.message(forum, across.message_id).topic_id == topic.message_thread_id
+
     # photos and documents go to topics the same way
     document = await bot.send_document(FORUM, b"{}", filename="game.json",
                                        message_thread_id=topic.message_thread_id)

@@ -117,6 +117,9 @@ Forums (issue 18), as Telegram does them: a forum is a supergroup made with
         400 "Bad Request: TOPIC_CLOSED" for a closed topic (General too) unless the bot is an
             administrator with can_manage_topics (``chat.bot_can_manage_topics``) or created
             the topic.
+        A reply (reply_parameters) to a message of another topic than message_thread_id comes
+        back as ``external_reply`` (TDLib's origin "from another chat or topic"), with the
+        topic's first message as reply_to_message.
         In basic groups and supergroups without topics message_thread_id is ignored, as the
         Bot API server does.  Edits, deletes and pins need no thread id; the message stays in
         its topic.  The group rate limit (group_rate_limit) is per chat, shared by all topics.
@@ -641,6 +644,7 @@ class FakeMessage:
     thread_id: int | None = None
     is_topic_message: bool = False
     topic: FakeTopic | None = field(default=None, repr=False)
+    reply_external: bool = False  # reply_to is in another topic: shown as external_reply
 
     @property
     def sender_id(self) -> int:
@@ -748,6 +752,22 @@ class FakeMessage:
             )
         return found[0]
 
+    def external_reply_info(self) -> JSONDict:
+        """This message as an ExternalReplyInfo (a reply to it from another topic)."""
+        sender_chat = self.service.get("sender_chat")
+        origin: JSONDict = (
+            {"type": "chat", "date": self.date, "sender_chat": dict(sender_chat)}
+            if isinstance(sender_chat, dict)
+            else {"type": "user", "date": self.date, "sender_user": dict(self.sender)}
+        )
+        data: JSONDict = {"origin": origin, "chat": self.chat.to_api(),
+                          "message_id": self.message_id}
+        if self.photo is not None:
+            data["photo"] = self.photo.photo_sizes()
+        if self.document is not None:
+            data["document"] = self.document.document()
+        return data
+
     def to_api(self, *, with_reply: bool = True) -> JSONDict:
         """The message as the Bot API serializes it (in updates and method results)."""
         data: JSONDict = {
@@ -762,9 +782,12 @@ class FakeMessage:
             data["message_thread_id"] = self.thread_id
         if self.is_topic_message:
             data["is_topic_message"] = True
-        reply = self.reply_to if self.reply_to is not None else self.implicit_reply
+        explicit = self.reply_to if not self.reply_external else None
+        reply = explicit if explicit is not None else self.implicit_reply
         if with_reply and reply is not None:
             data["reply_to_message"] = reply.to_api(with_reply=False)
+        if self.reply_to is not None and self.reply_external:
+            data["external_reply"] = self.reply_to.external_reply_info()
         if self.text is not None:
             data["text"] = self.text
             if self.entities:
@@ -2633,7 +2656,8 @@ class FakeTelegramServer:
     def _placement(self, chat: FakeChat, params: JSONDict) -> tuple[FakeMessage | None,
                                                                     FakeTopic | None]:
         """The message replied to and the forum topic of a send, refused as the Bot API does
-        (check_message_topic in tdlib/telegram-bot-api, then Telegram's TOPIC_CLOSED)."""
+        (check_message_topic in tdlib/telegram-bot-api, then Telegram's TOPIC_CLOSED).  A
+        reply to a message of another topic than message_thread_id is an external reply."""
         thread = params.get("message_thread_id")
         thread_id = thread if isinstance(thread, int) and thread > 0 else 0  # < 0 is as none
         topic: FakeTopic | None = None
@@ -2682,6 +2706,7 @@ class FakeTelegramServer:
             reply_to=reply_to,
             topic=topic,
         )
+        message.reply_external = reply_to is not None and reply_to.topic is not topic
         return message.to_api()
 
     def _upload(self, params: JSONDict, key: str, folder: str, limit: int) -> StoredFile:
@@ -2728,6 +2753,7 @@ class FakeTelegramServer:
             reply_to=reply_to,
             topic=topic,
         )
+        message.reply_external = reply_to is not None and reply_to.topic is not topic
         message.caption = caption.text if caption else None
         if kind == "photo":
             message.photo = stored
