@@ -168,8 +168,8 @@ Faults (issue 22), as switches; all off by default.  A method's kind (fault_kind
     clear_faults()
     Records: ``faulted`` (the RecordedRequests, in order) and on each RecordedRequest .fault
         (BAD_GATEWAY / LATE / None), .fault_delay, .abandoned (the client hung up on a LATE
-        answer).  A 502 is in ``errors`` and not in the group's budget; requests failing the
-        spec check are refused before any fault.
+        answer, or the server stopped first).  A 502 is in ``errors`` and not in the group's
+        budget; requests failing the spec check are refused before any fault.
     duplicates(chat=None, *, window=None) -> list[list[FakeMessage]]: messages the bot posted
         more than once - same chat, topic, thread, message replied to, text/caption and inline
         keyboard as sent (before edits), same file bytes; deleted ones too; with ``window``
