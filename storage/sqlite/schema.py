@@ -1,4 +1,5 @@
-"""The schema, as an ordered list of migrations.
+"""The SQLite schema, as an ordered list of migrations (applied by
+``storage.sqlite.migrations``).
 
 ``PRAGMA user_version`` holds how many migrations the database has applied.
 Migration ``n`` (1-based) brings a database from version ``n - 1`` to ``n``.
@@ -9,8 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-Migration = tuple[str, ...]
-"""The SQL statements of one migration, run in order in one transaction."""
+from storage.base import Migration
 
 _V1: Final[Migration] = (
     """
