@@ -23,6 +23,7 @@ __all__ = [
     "check_ratings",
     "check_reason",
     "check_seats",
+    "check_thread",
     "check_time",
     "cutoff",
 ]
@@ -59,6 +60,15 @@ def check_int64(name: str, value: int) -> int:
     if not _INT64_MIN <= value <= _INT64_MAX:
         raise ValueError(f"{name} must fit in a signed 64-bit integer, got {value}")
     return value
+
+
+def check_thread(thread_id: int | None) -> int | None:
+    """A forum topic: None (General, or no topics) or a thread id >= 1."""
+    if thread_id is None:
+        return None
+    if check_int64("thread_id", thread_id) < 1:
+        raise ValueError(f"thread_id must be >= 1 or None, got {thread_id}")
+    return thread_id
 
 
 def check_time(name: str, value: float | None) -> float | None:

@@ -180,10 +180,11 @@ class PostgresStorage:
         seats: str,
         lobby_code: str | None = None,
         deadline: float | None = None,
+        thread_id: int | None = None,
     ) -> int:
         return await self._games.create_game(
             chat_id, creator_id, rules=rules, seed=seed, seats=seats, lobby_code=lobby_code,
-            deadline=deadline,
+            deadline=deadline, thread_id=thread_id,
         )
 
     async def update_lobby(
@@ -293,8 +294,11 @@ class PostgresStorage:
     async def get_game(self, game_id: int) -> Game | None:
         return await self._games.get_game(game_id)
 
-    async def active_game(self, chat_id: int) -> Game | None:
-        return await self._games.active_game(chat_id)
+    async def active_game(self, chat_id: int, *, thread_id: int | None = None) -> Game | None:
+        return await self._games.active_game(chat_id, thread_id=thread_id)
+
+    async def active_games(self, chat_id: int) -> list[Game]:
+        return await self._games.active_games(chat_id)
 
     async def game_by_lobby_code(self, code: str) -> Game | None:
         return await self._games.game_by_lobby_code(code)
@@ -302,8 +306,8 @@ class PostgresStorage:
     async def games_in_progress(self) -> list[Game]:
         return await self._games.games_in_progress()
 
-    async def last_game(self, chat_id: int) -> Game | None:
-        return await self._games.last_game(chat_id)
+    async def last_game(self, chat_id: int, *, thread_id: int | None = None) -> Game | None:
+        return await self._games.last_game(chat_id, thread_id=thread_id)
 
     async def score_sheet(self, game_id: int) -> list[ScoreRow]:
         return await self._games.score_sheet(game_id)

@@ -16,6 +16,7 @@ from storage.checks import (
     check_json,
     check_outcome,
     check_reason,
+    check_thread,
     check_time,
     cutoff,
 )
@@ -32,7 +33,10 @@ from storage.postgres.connection import Connection, Pool, unique
 from storage.record import build_record
 from storage.rows import ACTIVE_SQL, GAME_COLUMNS, game_row, result_row, score_row
 
-__all__ = ["Games", "active_game", "require_game"]
+__all__ = ["ONE_ACTIVE_INDEX", "Games", "active_game", "clashing_game", "require_game"]
+
+ONE_ACTIVE_INDEX: Final = "games_one_active_per_thread"
+"""The unique index of one game in lobby/playing per (chat, thread) (schema version 5)."""
 
 # A move in one statement: the version-checked UPDATE of the game, the action (seq = the new
 # version), the score-sheet rows and, for the last move, the result.  When the UPDATE
@@ -86,6 +90,7 @@ class Games:
         seats: str,
         lobby_code: str | None = None,
         deadline: float | None = None,
+        thread_id: int | None = None,
     ) -> int:
         check_int64("chat_id", chat_id)
         check_int64("creator_id", creator_id)
@@ -93,27 +98,28 @@ class Games:
         check_json("rules", rules)
         check_json("seats", seats)
         check_time("deadline", deadline)
+        check_thread(thread_id)
         try:
             async with self._pg.tx() as (conn, now):
                 if await conn.fetchval("SELECT 1 FROM chats WHERE chat_id = $1", chat_id) is None:
                     raise NotFound(f"chat {chat_id}")
-                active = await active_game(conn, chat_id)
+                active = await active_game(conn, chat_id, thread_id)
                 if active is not None:
                     raise ActiveGameConflict(chat_id, active.game_id)
                 if lobby_code is not None and await _game_by_code(conn, lobby_code) is not None:
                     raise LobbyCodeTaken(lobby_code)
                 game_id = await conn.fetchval(
                     "INSERT INTO games (chat_id, status, creator_id, created, updated, rules,"
-                    " seed, seats, deadline, lobby_code)"
-                    " VALUES ($1, 'lobby', $2, $3, $3, $4, $5, $6, $7, $8) RETURNING game_id",
-                    chat_id, creator_id, now, rules, seed, seats, deadline, lobby_code,
+                    " seed, seats, deadline, lobby_code, thread_id)"
+                    " VALUES ($1, 'lobby', $2, $3, $3, $4, $5, $6, $7, $8, $9) RETURNING game_id",
+                    chat_id, creator_id, now, rules, seed, seats, deadline, lobby_code, thread_id,
                 )
         except StorageFailure as e:
             # Another process created a game or took the code between the check and the
             # insert: the unique index refused it.
             constraint = unique(e)
-            if constraint == "games_one_active_per_chat":
-                active = await self.active_game(chat_id)
+            if constraint == ONE_ACTIVE_INDEX:
+                active = await self.active_game(chat_id, thread_id=thread_id)
                 raise ActiveGameConflict(chat_id, active.game_id if active else 0) from e
             if constraint == "games_lobby_code" and lobby_code is not None:
                 raise LobbyCodeTaken(lobby_code) from e
@@ -363,10 +369,19 @@ class Games:
         )
         return None if row is None else game_row(row)
 
-    async def active_game(self, chat_id: int) -> Game | None:
+    async def active_game(self, chat_id: int, *, thread_id: int | None = None) -> Game | None:
         check_int64("chat_id", chat_id)
+        check_thread(thread_id)
         async with self._pg.conn() as conn:
-            return await active_game(conn, chat_id)
+            return await active_game(conn, chat_id, thread_id)
+
+    async def active_games(self, chat_id: int) -> list[Game]:
+        rows = await self._pg.fetch(
+            f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = $1 AND {ACTIVE_SQL}"
+            " ORDER BY game_id",
+            check_int64("chat_id", chat_id),
+        )
+        return [game_row(r) for r in rows]
 
     async def game_by_lobby_code(self, code: str) -> Game | None:
         async with self._pg.conn() as conn:
@@ -378,14 +393,16 @@ class Games:
         )
         return [game_row(r) for r in rows]
 
-    async def last_game(self, chat_id: int) -> Game | None:
+    async def last_game(self, chat_id: int, *, thread_id: int | None = None) -> Game | None:
         check_int64("chat_id", chat_id)
+        check_thread(thread_id)
         row = await self._pg.fetchrow(
             f"SELECT {GAME_COLUMNS} FROM games g WHERE chat_id = $1"
+            " AND thread_id IS NOT DISTINCT FROM $2"
             " AND (status IN ('lobby', 'playing', 'finished')"
             "      OR EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.game_id))"
             " ORDER BY game_id DESC LIMIT 1",
-            chat_id,
+            chat_id, thread_id,
         )
         return None if row is None else game_row(row)
 
@@ -428,9 +445,26 @@ async def _lobby_game(conn: Connection, game_id: int, expected_lobby_rev: int) -
     return game
 
 
-async def active_game(conn: Connection, chat_id: int) -> Game | None:
+async def active_game(conn: Connection, chat_id: int, thread_id: int | None) -> Game | None:
+    """The game in lobby or playing in the thread of the chat (None: General), if any."""
     row = await conn.fetchrow(
-        f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = $1 AND {ACTIVE_SQL}", chat_id
+        f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = $1"
+        f" AND thread_id IS NOT DISTINCT FROM $2 AND {ACTIVE_SQL}",
+        chat_id, thread_id,
+    )
+    return None if row is None else game_row(row)
+
+
+async def clashing_game(conn: Connection, old_id: int, new_id: int) -> Game | None:
+    """``migrate_chat``: a game in lobby/playing of ``new_id`` in a thread where ``old_id``
+    has one too (the move would leave two in one place), if any."""
+    row = await conn.fetchrow(
+        f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = $2 AND {ACTIVE_SQL}"
+        " AND EXISTS (SELECT 1 FROM games o WHERE o.chat_id = $1"
+        "             AND o.status IN ('lobby', 'playing')"
+        "             AND o.thread_id IS NOT DISTINCT FROM games.thread_id)"
+        " ORDER BY game_id LIMIT 1",
+        old_id, new_id,
     )
     return None if row is None else game_row(row)
 

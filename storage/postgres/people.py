@@ -6,7 +6,7 @@ from storage.checks import check_choice, check_int64, check_json
 from storage.errors import ActiveGameConflict, StorageFailure
 from storage.models import CHAT_KINDS, LANGUAGES, Chat, ChatKind, Language, User
 from storage.postgres.connection import Pool, unique
-from storage.postgres.games import active_game
+from storage.postgres.games import ONE_ACTIVE_INDEX, clashing_game
 from storage.rows import chat_row, user_row
 
 __all__ = ["People"]
@@ -68,10 +68,9 @@ class People:
                 )
                 if old is None:
                     return False
-                if await active_game(conn, old_id) is not None:
-                    blocking = await active_game(conn, new_id)
-                    if blocking is not None:
-                        raise ActiveGameConflict(new_id, blocking.game_id)
+                blocking = await clashing_game(conn, old_id, new_id)
+                if blocking is not None:
+                    raise ActiveGameConflict(new_id, blocking.game_id)
                 await conn.execute(
                     "INSERT INTO chats (chat_id, kind, language, default_rules, created, updated)"
                     " VALUES ($1, 'supergroup', $2, $3, $4, $5)"
@@ -87,9 +86,9 @@ class People:
                 )
                 await conn.execute("DELETE FROM chats WHERE chat_id = $1", old_id)
         except StorageFailure as e:
-            if unique(e) == "games_one_active_per_chat":  # a game was created meanwhile
+            if unique(e) == ONE_ACTIVE_INDEX:  # a game was created meanwhile
                 async with self._pg.conn() as conn:
-                    blocking = await active_game(conn, new_id)
+                    blocking = await clashing_game(conn, old_id, new_id)
                 raise ActiveGameConflict(new_id, blocking.game_id if blocking else 0) from e
             raise
         return True

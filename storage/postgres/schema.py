@@ -242,7 +242,17 @@ _V4: Final[Migration] = (
     """,
 )
 
-PG_MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4)
+# Version 5: the forum topic of a game (as SQLite's migration 5).
+_V5: Final[Migration] = (
+    "ALTER TABLE games ADD COLUMN thread_id BIGINT CHECK (thread_id IS NULL OR thread_id >= 1)",
+    "DROP INDEX games_one_active_per_chat",
+    """
+    CREATE UNIQUE INDEX games_one_active_per_thread
+        ON games (chat_id, COALESCE(thread_id, 0)) WHERE status IN ('lobby', 'playing')
+    """,
+)
+
+PG_MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5)
 """All PostgreSQL migrations in order; ``len(PG_MIGRATIONS)`` is the schema version, the
 same number as SQLite's ``SCHEMA_VERSION``."""
 

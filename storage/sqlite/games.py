@@ -11,6 +11,7 @@ from storage.checks import (
     check_json,
     check_outcome,
     check_reason,
+    check_thread,
     check_time,
     cutoff,
 )
@@ -26,7 +27,7 @@ from storage.record import build_record
 from storage.rows import ACTIVE_SQL, GAME_COLUMNS, game_row, opt_int, result_row, score_row
 from storage.sqlite.connection import Database
 
-__all__ = ["Games", "active_game", "finish", "require_game"]
+__all__ = ["Games", "active_game", "clashing_game", "finish", "require_game"]
 
 
 class Games:
@@ -47,11 +48,14 @@ class Games:
         seats: str,
         lobby_code: str | None = None,
         deadline: float | None = None,
+        thread_id: int | None = None,
     ) -> int:
-        """Create a game in ``lobby`` status (version 0) and return its id.
+        """Create a game in ``lobby`` status (version 0) in the forum topic ``thread_id``
+        of the chat (None: General, or a chat without topics) and return its id.
 
-        Raises ``NotFound`` for an unknown chat, ``ActiveGameConflict`` if the chat has a
-        game in lobby/playing, ``LobbyCodeTaken`` if the code is in use; writes nothing then.
+        Raises ``NotFound`` for an unknown chat, ``ActiveGameConflict`` if that thread of
+        the chat has a game in lobby/playing, ``LobbyCodeTaken`` if the code is in use;
+        writes nothing then.
         """
         check_int64("chat_id", chat_id)
         check_int64("creator_id", creator_id)
@@ -59,19 +63,22 @@ class Games:
         check_json("rules", rules)
         check_json("seats", seats)
         check_time("deadline", deadline)
+        check_thread(thread_id)
         db = self._db
         async with db.write() as now:
             if await db.fetchone("SELECT 1 FROM chats WHERE chat_id = ?", (chat_id,)) is None:
                 raise NotFound(f"chat {chat_id}")
-            active = await active_game(db, chat_id)
+            active = await active_game(db, chat_id, thread_id)
             if active is not None:
                 raise ActiveGameConflict(chat_id, active.game_id)
             if lobby_code is not None and await _game_by_code(db, lobby_code) is not None:
                 raise LobbyCodeTaken(lobby_code)
             game_id = await db.insert(
                 "INSERT INTO games (chat_id, status, creator_id, created, updated, rules, seed,"
-                " seats, deadline, lobby_code) VALUES (?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?)",
-                (chat_id, creator_id, now, now, rules, seed, seats, deadline, lobby_code),
+                " seats, deadline, lobby_code, thread_id)"
+                " VALUES (?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (chat_id, creator_id, now, now, rules, seed, seats, deadline, lobby_code,
+                 thread_id),
             )
         return game_id
 
@@ -345,10 +352,22 @@ class Games:
         async with self._db.read():
             return await _get_game(self._db, game_id)
 
-    async def active_game(self, chat_id: int) -> Game | None:
-        """The chat's game in lobby or playing, if any (there is at most one)."""
+    async def active_game(self, chat_id: int, *, thread_id: int | None = None) -> Game | None:
+        """The game in lobby or playing in the forum topic ``thread_id`` of the chat (None:
+        General, or a chat without topics), if any (there is at most one)."""
+        check_thread(thread_id)
         async with self._db.read():
-            return await active_game(self._db, chat_id)
+            return await active_game(self._db, chat_id, thread_id)
+
+    async def active_games(self, chat_id: int) -> list[Game]:
+        """The chat's games in lobby or playing in every thread, by id."""
+        async with self._db.read():
+            rows = await self._db.fetchall(
+                f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = ? AND {ACTIVE_SQL}"
+                " ORDER BY game_id",
+                (chat_id,),
+            )
+        return [game_row(r) for r in rows]
 
     async def game_by_lobby_code(self, code: str) -> Game | None:
         async with self._db.read():
@@ -362,15 +381,17 @@ class Games:
             )
         return [game_row(r) for r in rows]
 
-    async def last_game(self, chat_id: int) -> Game | None:
-        """The chat's latest game that is active, finished, or was stopped after starting."""
+    async def last_game(self, chat_id: int, *, thread_id: int | None = None) -> Game | None:
+        """The latest game in the thread of the chat (None: General, or no topics) that is
+        active, finished, or was stopped after starting."""
+        check_thread(thread_id)
         async with self._db.read():
             row = await self._db.fetchone(
-                f"SELECT {GAME_COLUMNS} FROM games g WHERE chat_id = ?"
+                f"SELECT {GAME_COLUMNS} FROM games g WHERE chat_id = ? AND thread_id IS ?"
                 " AND (status IN ('lobby', 'playing', 'finished')"
                 "      OR EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.game_id))"
                 " ORDER BY game_id DESC LIMIT 1",
-                (chat_id,),
+                (chat_id, thread_id),
             )
         return None if row is None else game_row(row)
 
@@ -406,10 +427,25 @@ async def require_game(db: Database, game_id: int) -> Game:
     return game
 
 
-async def active_game(db: Database, chat_id: int) -> Game | None:
-    """The chat's game in lobby or playing, if any."""
+async def active_game(db: Database, chat_id: int, thread_id: int | None) -> Game | None:
+    """The game in lobby or playing in the thread of the chat (None: General), if any."""
     row = await db.fetchone(
-        f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = ? AND {ACTIVE_SQL}", (chat_id,)
+        f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = ? AND thread_id IS ?"
+        f" AND {ACTIVE_SQL}",
+        (chat_id, thread_id),
+    )
+    return None if row is None else game_row(row)
+
+
+async def clashing_game(db: Database, old_id: int, new_id: int) -> Game | None:
+    """``migrate_chat``: a game in lobby/playing of ``new_id`` in a thread where ``old_id``
+    has one too (the move would leave two in one place), if any."""
+    row = await db.fetchone(
+        f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = ? AND {ACTIVE_SQL}"
+        " AND EXISTS (SELECT 1 FROM games o WHERE o.chat_id = ?"
+        "             AND o.status IN ('lobby', 'playing') AND o.thread_id IS games.thread_id)"
+        " ORDER BY game_id LIMIT 1",
+        (new_id, old_id),
     )
     return None if row is None else game_row(row)
 

@@ -12,7 +12,7 @@ from storage.errors import ActiveGameConflict
 from storage.models import CHAT_KINDS, LANGUAGES, Chat, ChatKind, Language, User
 from storage.rows import chat_row, user_row
 from storage.sqlite.connection import Database
-from storage.sqlite.games import active_game
+from storage.sqlite.games import clashing_game
 
 __all__ = ["People"]
 
@@ -105,7 +105,8 @@ class People:
         is deleted.  If a chat row for ``new_id`` exists already (the bot saw the
         supergroup first) it is kept and gets the old settings.  Returns False (and writes
         nothing) if ``old_id`` is unknown, so calling it twice is harmless.  Raises
-        ``ActiveGameConflict`` (writing nothing) if both ids have an active game.
+        ``ActiveGameConflict`` (writing nothing) if both ids have an active game in the
+        same thread (games keep their ``thread_id``).
         """
         check_int64("old_id", old_id)
         check_int64("new_id", new_id)
@@ -118,10 +119,9 @@ class People:
             old = await self._get_chat(old_id)
             if old is None:
                 return False
-            if await active_game(db, old_id) is not None:
-                blocking = await active_game(db, new_id)
-                if blocking is not None:
-                    raise ActiveGameConflict(new_id, blocking.game_id)
+            blocking = await clashing_game(db, old_id, new_id)
+            if blocking is not None:
+                raise ActiveGameConflict(new_id, blocking.game_id)
             await db.execute(
                 "INSERT INTO chats (chat_id, kind, language, default_rules, created, updated)"
                 " VALUES (?, 'supergroup', ?, ?, ?, ?)"
