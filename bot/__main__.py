@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import cast
 
 USAGE = """usage: python -m bot [COMMAND]
 
@@ -10,6 +14,7 @@ USAGE = """usage: python -m bot [COMMAND]
                                WEBHOOK_URL is set; settings from the environment)
   replay FILE [--json]         print the score sheet of a game record
   play [--seed N] [--save F]   play a game in the terminal against two computer players
+  bench COMMAND [...]          a benchmark (bench/, from a source checkout only):
   bench engine [...]           engine speed: random deals and legal-move steps per second
   bench bot [--games N]        the bot's overhead against the fake Bot API server, and a
                                bare PTB bot's (the floor) [--profile FILE] [--no-floor]
@@ -43,40 +48,33 @@ def main(argv: list[str] | None = None) -> int:
         from bot.cli.play import play_main
 
         return play_main(rest)
-    if cmd == "bench" and rest[:1] == ["engine"]:
-        from bot.cli.bench import bench_engine
-
-        return bench_engine(rest[1:])
-    if cmd == "bench" and rest[:1] == ["hints"]:
-        from bot.ai.bench_hints import main as bench_hints
-
-        return bench_hints(rest[1:])
-    if cmd == "bench" and rest[:1] == ["bot"]:
-        from bot.run import bench_bot
-
-        return bench_bot(rest[1:])
-    if cmd == "bench" and rest[:1] == ["pictures"]:
-        from bot.pictures.bench import bench_pictures
-
-        return bench_pictures(rest[1:])
-    if cmd == "bench" and rest[:1] == ["storage"]:
-        from bot.tg.bench_storage import bench_storage
-
-        return bench_storage(rest[1:])
+    if cmd == "bench":
+        return _bench(rest)
     if cmd == "migrate-db":
         from bot.cli.migrate_db import migrate_db_main
 
         return migrate_db_main(rest)
-    if cmd == "bench" and rest[:1] == ["restart"]:
-        from bot.tg.bench_restart import bench_restart
-
-        return bench_restart(rest[1:])
     if cmd == "arena":
         from bot.ai.arena import main as arena_main
 
         return arena_main(rest)
     print(USAGE, file=sys.stderr)
     return 2
+
+
+def _bench(argv: list[str], root: Path | None = None) -> int:
+    """``bench ...``: the benchmarks live in the checkout's ``bench/`` package, next to
+    ``bot/`` in ``root`` (not in the product: an installed package has no ``bench``)."""
+    if root is None:
+        root = Path(__file__).resolve().parent.parent
+    if not (root / "bench" / "__init__.py").is_file():
+        print(f"the benchmarks need a source checkout: run python -m bot bench from the "
+              f"project's repository (there is no bench/ in {root})", file=sys.stderr)
+        return 2
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))  # bench/ and tests/fakeapi, wherever this runs from
+    run = cast(Callable[[list[str]], int], importlib.import_module("bench").main)
+    return run(argv)
 
 
 if __name__ == "__main__":

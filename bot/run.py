@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from telegram.error import InvalidToken, TelegramError
@@ -118,13 +117,3 @@ def main() -> int:
               file=sys.stderr)
         return 1
     return 0
-
-
-def bench_bot(argv: Sequence[str]) -> int:
-    """``python -m bot bench bot [--games N] ...`` (needs the source checkout: tests/fakeapi)."""
-    try:
-        from bot.tg import bench
-    except ImportError as e:  # pragma: no cover - an installed wheel without tests/
-        print(f"bench bot: {e}", file=sys.stderr)
-        return 2
-    return bench.main(list(argv))

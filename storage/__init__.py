@@ -46,8 +46,8 @@ from storage.models import (
     User,
     Versus,
 )
-from storage.schema import MIGRATIONS, SCHEMA_VERSION
 from storage.sqlite import MEMORY, RECORD_FORMAT, Storage
+from storage.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 
 DEFAULT_DATABASE_PATH = "thousand.sqlite3"
 

@@ -27,7 +27,7 @@ from storage.models import (
     Versus,
 )
 
-__all__ = ["Backend", "Opening", "Rater", "RatingPair"]
+__all__ = ["Backend", "Migration", "Opening", "Rater", "RatingPair"]
 
 
 class _Closable(Protocol):
@@ -61,6 +61,10 @@ class Opening(Generic[_S]):
         if self._storage is not None:
             await self._storage.close()
 
+Migration = tuple[str, ...]
+"""The SQL statements of one migration, run in order in one transaction (the lists are
+``storage/sqlite/schema.py`` and ``storage/postgres/schema.py``)."""
+
 RatingPair = tuple[float, float]
 """A rating as (mu, sigma)."""
 Rater = Callable[[Mapping[str, RatingPair | None]], Mapping[str, RatingPair]]
@@ -71,8 +75,8 @@ yet) to their new ones, called inside the transaction."""
 class Backend(Protocol):
     """The repository of chats, users, games, their action logs, score sheets and results.
 
-    The methods' documentation is on the SQLite implementation (``storage/sqlite.py``) and
-    in ``docs/storage.md``; every backend behaves the same.
+    The methods' documentation is on the SQLite implementation (the modules of
+    ``storage/sqlite/``) and in ``docs/storage.md``; every backend behaves the same.
     """
 
     # ------------------------------------------------------------------ lifecycle
@@ -133,6 +137,7 @@ class Backend(Protocol):
         seats: str,
         lobby_code: str | None = None,
         deadline: float | None = None,
+        thread_id: int | None = None,
     ) -> int: ...
 
     async def update_lobby(
@@ -216,13 +221,15 @@ class Backend(Protocol):
 
     async def get_game(self, game_id: int) -> Game | None: ...
 
-    async def active_game(self, chat_id: int) -> Game | None: ...
+    async def active_game(self, chat_id: int, *, thread_id: int | None = None) -> Game | None: ...
+
+    async def active_games(self, chat_id: int) -> list[Game]: ...
 
     async def game_by_lobby_code(self, code: str) -> Game | None: ...
 
     async def games_in_progress(self) -> list[Game]: ...
 
-    async def last_game(self, chat_id: int) -> Game | None: ...
+    async def last_game(self, chat_id: int, *, thread_id: int | None = None) -> Game | None: ...
 
     async def score_sheet(self, game_id: int) -> list[ScoreRow]: ...
 

@@ -80,6 +80,10 @@ class Game:
     the start (``start_game``); None in the lobby.  The clock of ``idle_games``."""
     reason: str | None = None
     """Why the game is ``broken`` or ``expired`` (``mark_broken``, ``expire_game``), or None."""
+    thread_id: int | None = None
+    """The forum topic the game is played in (Telegram's ``message_thread_id``, >= 1), or
+    None: the chat's General topic, or a chat without topics.  A chat has at most one game
+    in lobby/playing per thread (None being a place of its own)."""
 
     @property
     def active(self) -> bool:

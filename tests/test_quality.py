@@ -18,7 +18,7 @@ def run(*cmd: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_clean() -> None:
-    res = run(str(BIN / "ruff"), "check", "bot", "storage", "tests")
+    res = run(str(BIN / "ruff"), "check", "bot", "storage", "bench", "tests")
     assert res.returncode == 0, res.stdout + res.stderr
 
 

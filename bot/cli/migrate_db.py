@@ -24,8 +24,8 @@ from typing import Any
 import asyncpg
 
 from storage import SCHEMA_VERSION, Storage, StorageError
-from storage.pg_schema import SCHEMA_LOCK, SCHEMA_TABLE, TABLES
 from storage.postgres import PostgresStorage, redact
+from storage.postgres.schema import SCHEMA_LOCK, SCHEMA_TABLE, TABLES
 
 _CONVERT: dict[str, Callable[[Any], Any]] = {
     "boolean": bool,

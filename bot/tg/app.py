@@ -44,7 +44,7 @@ MENU = ("newgame", "score", "export", "rules", "table", "lang", "help", "stats",
 
 class MeasuredApplication(Application[Any, Any, Any, Any, Any, Any]):
     """An application whose updates carry the benchmark's probe (when ``metrics`` is set):
-    the bot's own and the bare floor bot's (``bot/tg/floor.py``) are measured alike."""
+    the bot's own and the bare floor bot's (``bench/floor.py``) are measured alike."""
 
     metrics: M.Metrics | None = None
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.run import bench_bot
+from bench.bot import main as bench_bot
 
 TINY = ["--games", "3", "--presses", "3", "--think", "0", "--arrive", "0",
         "--computer-delay", "0"]

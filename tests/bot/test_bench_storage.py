@@ -7,8 +7,8 @@ import re
 import pytest
 
 import storage
+from bench.storage import play_script
 from bot.__main__ import main
-from bot.tg.bench_storage import play_script
 
 
 def test_a_script_is_what_the_bot_stores() -> None:

@@ -243,7 +243,7 @@ def test_docs_pictures(lang: str) -> None:
 
 
 def test_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    from bot.pictures.bench import bench_pictures
+    from bench.pictures import bench_pictures
 
     assert bench_pictures(["--deals", "3", "--runs", "1", "--lang", "en"]) in (0, 1)
     out = capsys.readouterr().out

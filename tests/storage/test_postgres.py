@@ -28,8 +28,8 @@ from storage import (
     VersionConflict,
     open_storage,
 )
-from storage.pg_schema import PG_MIGRATIONS, SCHEMA_TABLE, TABLES
 from storage.postgres import PostgresStorage, _failure, redact
+from storage.postgres.schema import PG_MIGRATIONS, SCHEMA_TABLE, TABLES
 from tests.storage.test_contract import act, new_game, play, snap
 
 

@@ -265,7 +265,7 @@ def _project_app(args: argparse.Namespace) -> AppFactory:
 
 
 def _floor_app(token: str, base_url: str, metrics: M.Metrics, tmp: Path) -> Any:
-    from bot.tg.floor import build_floor
+    from bench.floor import build_floor
 
     return build_floor(token, base_url, metrics)
 

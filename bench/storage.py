@@ -51,6 +51,7 @@ from bot.tg.model import (
     snapshot,
 )
 from storage import Outcome, StatusConflict, Storage, StorageError, VersionConflict
+from storage.sqlite.games import finish, require_game
 
 TURN_TIMEOUT = 120.0
 HUMAN_SEAT = 0  # one person and two computer players, the common table
@@ -191,31 +192,37 @@ Append = Callable[..., Awaitable[int]]
 def stepwise_append(store: Storage) -> Append:
     """``append_action`` as it was before issue 12: read the game, then INSERT, UPDATE,
     sheet rows and outcome, each statement a trip to aiosqlite's thread (for ``--compare``
-    only; it reuses the Storage's internals)."""
+    only; it reuses the Storage's connection object, ``storage.sqlite.connection``)."""
+    db = store._database
 
     async def append(game_id: int, expected_version: int, action: str, snap: str, *,
                      deadline: float | None, sheet_rows: Iterable[tuple[int, str]] = (),
                      outcome: Outcome | None = None, human: bool = False) -> int:
         rows = list(sheet_rows)
-        async with store._write() as now:
-            game = await store._require_game(game_id)
+        async with db.write() as now:
+            game = await require_game(db, game_id)
             if game.status != "playing":
                 raise StatusConflict(game_id, game.status, ("playing",))
             if game.version != expected_version:
                 raise VersionConflict(game_id, expected_version, game.version)
             new_version = game.version + 1
-            await store._exec(
+            await db.execute(
                 "INSERT INTO game_actions (game_id, seq, action, created) VALUES (?, ?, ?, ?)",
                 (game_id, new_version, action, now))
-            await store._update_one(
+            await db.update_one(
                 f"game {game_id}",
                 "UPDATE games SET version = ?, snapshot = ?, deadline = ?, updated = ?,"
                 " human_moved = CASE WHEN ? THEN ? ELSE human_moved END"
                 " WHERE game_id = ? AND version = ?",
                 (new_version, snap, deadline, now, int(human), now, game_id, game.version))
-            await store._write_sheet(game_id, rows, now, new_version)
+            for deal_no, data in rows:
+                await db.execute(
+                    "INSERT INTO score_sheets (game_id, deal_no, data, created, seq)"
+                    " VALUES (?, ?, ?, ?, ?)"
+                    " ON CONFLICT (game_id, deal_no) DO UPDATE SET data = excluded.data",
+                    (game_id, deal_no, data, now, new_version))
             if outcome is not None:
-                await store._finish(game_id, outcome, now)
+                await finish(db, game_id, outcome, now)
         return new_version
 
     return append

@@ -1,4 +1,5 @@
-"""The schema, as an ordered list of migrations.
+"""The SQLite schema, as an ordered list of migrations (applied by
+``storage.sqlite.migrations``).
 
 ``PRAGMA user_version`` holds how many migrations the database has applied.
 Migration ``n`` (1-based) brings a database from version ``n - 1`` to ``n``.
@@ -9,8 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-Migration = tuple[str, ...]
-"""The SQL statements of one migration, run in order in one transaction."""
+from storage.base import Migration
 
 _V1: Final[Migration] = (
     """
@@ -273,7 +273,20 @@ _V4: Final[Migration] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4)
+# Version 5: the topic of a forum (Telegram's ``message_thread_id``) is part of a game
+# (issue 18).  ``thread_id`` NULL is the chat's General topic, or a chat without topics
+# (every game from before); a chat may have one game in lobby/playing per thread, NULL
+# being a place of its own (``COALESCE(thread_id, 0)``: thread ids are >= 1).
+_V5: Final[Migration] = (
+    "ALTER TABLE games ADD COLUMN thread_id INTEGER CHECK (thread_id IS NULL OR thread_id >= 1)",
+    "DROP INDEX games_one_active_per_chat",
+    """
+    CREATE UNIQUE INDEX games_one_active_per_thread
+        ON games (chat_id, COALESCE(thread_id, 0)) WHERE status IN ('lobby', 'playing')
+    """,
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5)
 """All migrations in order; ``len(MIGRATIONS)`` is the current schema version."""
 
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)

@@ -9,13 +9,12 @@ import argparse
 import statistics
 import time
 
+from bot.ai import choose_action
+from bot.ai.explain import analyse, hint
 from bot.engine.game import apply, new_game
 from bot.engine.rules import CLASSIC
 from bot.engine.state import Phase
 from bot.engine.views import view
-
-from . import choose_action
-from .explain import analyse, hint
 
 HINT_THINK = 0.7  # as bot/tg/thinking.py
 ANALYSIS_THINK = 2.5

@@ -1,12 +1,12 @@
 """The PostgreSQL schema, as an ordered list of migrations numbered like SQLite's.
 
 Migration ``n`` of ``PG_MIGRATIONS`` brings a database to the same logical schema as
-SQLite's migration ``n`` (``storage/schema.py``), so a database of either kind at version
-``n`` holds the same tables and columns.  The table ``thousand_schema`` holds one row per
-applied migration; the highest ``version`` is the schema version.  ``PostgresStorage.open``
-applies the pending ones, each in its own transaction, under a transaction-level advisory
-lock (``SCHEMA_LOCK``): two processes starting together migrate once, the second waits and
-then finds nothing to do.
+SQLite's migration ``n`` (``storage/sqlite/schema.py``), so a database of either kind at
+version ``n`` holds the same tables and columns.  The table ``thousand_schema`` holds one
+row per applied migration; the highest ``version`` is the schema version.
+``PostgresStorage.open`` (``storage.postgres.migrations``) applies the pending ones, each
+in its own transaction, under a transaction-level advisory lock (``SCHEMA_LOCK``): two
+processes starting together migrate once, the second waits and then finds nothing to do.
 
 Types: ``BIGINT`` for Telegram ids, game ids and seeds; ``DOUBLE PRECISION`` for times
 (epoch seconds); ``TEXT`` for JSON (kept as the caller's text); ``BOOLEAN`` for flags.
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from storage.schema import Migration
+from storage.base import Migration
 
 SCHEMA_TABLE: Final = "thousand_schema"
 """One row per applied migration: ``version`` and when it was ``applied`` (epoch seconds)."""
@@ -242,7 +242,17 @@ _V4: Final[Migration] = (
     """,
 )
 
-PG_MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4)
+# Version 5: the forum topic of a game (as SQLite's migration 5).
+_V5: Final[Migration] = (
+    "ALTER TABLE games ADD COLUMN thread_id BIGINT CHECK (thread_id IS NULL OR thread_id >= 1)",
+    "DROP INDEX games_one_active_per_chat",
+    """
+    CREATE UNIQUE INDEX games_one_active_per_thread
+        ON games (chat_id, COALESCE(thread_id, 0)) WHERE status IN ('lobby', 'playing')
+    """,
+)
+
+PG_MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5)
 """All PostgreSQL migrations in order; ``len(PG_MIGRATIONS)`` is the schema version, the
 same number as SQLite's ``SCHEMA_VERSION``."""
 

@@ -1,0 +1,64 @@
+"""The project's benchmarks and the floor (``python -m bot bench ...`` or ``python -m bench
+...`` from a source checkout; ``docs/performance.md``).
+
+They sit outside the product packages (``bot``, ``storage``: an import-linter contract
+keeps the product from importing them) and are not part of the wheel; some need the
+checkout's ``tests/fakeapi``.  Each command's module has its own ``--help``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+__all__ = ["COMMANDS", "main"]
+
+COMMANDS: dict[str, str] = {
+    "engine": "random deals and legal-move steps per second of the rules engine",
+    "bot": "the bot's overhead against the fake Bot API server, and its floor's",
+    "hints": "time of a hint and of a deal's analysis",
+    "pictures": "milliseconds to draw the score-sheet and race pictures",
+    "storage": "moves stored per second by many games at once",
+    "restart": "start-up to the first answer with many live games",
+}
+
+
+def _command(name: str) -> Callable[[list[str]], int]:
+    # Imported on demand: each benchmark loads only what it measures.
+    if name == "engine":
+        from bench.engine import bench_engine
+
+        return bench_engine
+    if name == "bot":
+        from bench.bot import main as bench_bot
+
+        return bench_bot
+    if name == "hints":
+        from bench.hints import main as bench_hints
+
+        return bench_hints
+    if name == "pictures":
+        from bench.pictures import bench_pictures
+
+        return bench_pictures
+    if name == "storage":
+        from bench.storage import bench_storage
+
+        return bench_storage
+    from bench.restart import bench_restart
+
+    return bench_restart
+
+
+def usage() -> str:
+    return "usage: python -m bot bench COMMAND [...]\n\n" + "\n".join(
+        f"  {name:10} {text}" for name, text in COMMANDS.items()
+    )
+
+
+def main(argv: list[str]) -> int:
+    """``bench COMMAND [...]``: run one benchmark; 2 for an unknown command."""
+    if not argv or argv[0] not in COMMANDS:
+        print(usage(), file=sys.stderr)
+        return 2
+    return _command(argv[0])(argv[1:])

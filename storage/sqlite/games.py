@@ -1,0 +1,512 @@
+"""Games on SQLite: the lobby, the end of a game, the queries and the export
+(``append_action``, the moves, is ``storage.sqlite.writer``)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from storage.checks import (
+    check_int64,
+    check_json,
+    check_outcome,
+    check_reason,
+    check_thread,
+    check_time,
+    cutoff,
+)
+from storage.errors import (
+    ActiveGameConflict,
+    LobbyCodeTaken,
+    NotFound,
+    StatusConflict,
+    VersionConflict,
+)
+from storage.models import ACTIVE_STATUSES, Game, GameResult, GameStatus, Outcome, ScoreRow
+from storage.record import build_record
+from storage.rows import ACTIVE_SQL, GAME_COLUMNS, game_row, opt_int, result_row, score_row
+from storage.sqlite.connection import Database
+
+__all__ = ["Games", "active_game", "clashing_game", "finish", "require_game"]
+
+
+class Games:
+    """The ``games`` table with its ``game_actions``, ``score_sheets`` and ``results``."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # ------------------------------------------------------------------ lobby
+
+    async def create_game(
+        self,
+        chat_id: int,
+        creator_id: int,
+        *,
+        rules: str,
+        seed: int,
+        seats: str,
+        lobby_code: str | None = None,
+        deadline: float | None = None,
+        thread_id: int | None = None,
+    ) -> int:
+        """Create a game in ``lobby`` status (version 0) in the forum topic ``thread_id``
+        of the chat (None: General, or a chat without topics) and return its id.
+
+        Raises ``NotFound`` for an unknown chat, ``ActiveGameConflict`` if that thread of
+        the chat has a game in lobby/playing, ``LobbyCodeTaken`` if the code is in use;
+        writes nothing then.
+        """
+        check_int64("chat_id", chat_id)
+        check_int64("creator_id", creator_id)
+        check_int64("seed", seed)
+        check_json("rules", rules)
+        check_json("seats", seats)
+        check_time("deadline", deadline)
+        check_thread(thread_id)
+        db = self._db
+        async with db.write() as now:
+            if await db.fetchone("SELECT 1 FROM chats WHERE chat_id = ?", (chat_id,)) is None:
+                raise NotFound(f"chat {chat_id}")
+            active = await active_game(db, chat_id, thread_id)
+            if active is not None:
+                raise ActiveGameConflict(chat_id, active.game_id)
+            if lobby_code is not None and await _game_by_code(db, lobby_code) is not None:
+                raise LobbyCodeTaken(lobby_code)
+            game_id = await db.insert(
+                "INSERT INTO games (chat_id, status, creator_id, created, updated, rules, seed,"
+                " seats, deadline, lobby_code, thread_id)"
+                " VALUES (?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (chat_id, creator_id, now, now, rules, seed, seats, deadline, lobby_code,
+                 thread_id),
+            )
+        return game_id
+
+    async def update_lobby(
+        self,
+        game_id: int,
+        expected_lobby_rev: int,
+        *,
+        seats: str | None = None,
+        rules: str | None = None,
+    ) -> int:
+        """Change the seats and/or rules of a game in lobby; returns the new ``lobby_rev``.
+
+        Raises ``VersionConflict`` if ``lobby_rev`` is not ``expected_lobby_rev`` and
+        ``StatusConflict`` if the game is not in lobby; writes nothing then.
+        """
+        if seats is not None:
+            check_json("seats", seats)
+        if rules is not None:
+            check_json("rules", rules)
+        async with self._db.write() as now:
+            game = await _lobby_game(self._db, game_id, expected_lobby_rev)
+            await self._db.execute(
+                "UPDATE games SET seats = ?, rules = ?, lobby_rev = lobby_rev + 1, updated = ?"
+                " WHERE game_id = ?",
+                (
+                    game.seats if seats is None else seats,
+                    game.rules if rules is None else rules,
+                    now,
+                    game_id,
+                ),
+            )
+        return expected_lobby_rev + 1
+
+    async def start_game(
+        self,
+        game_id: int,
+        expected_lobby_rev: int,
+        *,
+        snapshot: str,
+        deadline: float | None,
+        seats: str | None = None,
+        rules: str | None = None,
+    ) -> None:
+        """Move a game from lobby to playing with its first snapshot (version stays 0).
+
+        The start counts as a person's move for ``idle_games`` (``human_moved`` = now).
+
+        Optionally sets the final seats/rules.  Raises ``VersionConflict`` /
+        ``StatusConflict`` like ``update_lobby``; writes nothing then.
+        """
+        check_json("snapshot", snapshot)
+        check_time("deadline", deadline)
+        if seats is not None:
+            check_json("seats", seats)
+        if rules is not None:
+            check_json("rules", rules)
+        async with self._db.write() as now:
+            game = await _lobby_game(self._db, game_id, expected_lobby_rev)
+            await self._db.execute(
+                "UPDATE games SET status = 'playing', snapshot = ?, deadline = ?, seats = ?,"
+                " rules = ?, lobby_rev = lobby_rev + 1, updated = ?, human_moved = ?"
+                " WHERE game_id = ?",
+                (
+                    snapshot,
+                    deadline,
+                    game.seats if seats is None else seats,
+                    game.rules if rules is None else rules,
+                    now,
+                    now,
+                    game_id,
+                ),
+            )
+
+    async def cancel_lobby(self, game_id: int) -> None:
+        """Stop a game that never started (lobby -> stopped, no result row).
+
+        Clears its deadline and lobby code.  ``StatusConflict`` if it is not in lobby.
+        """
+        async with self._db.write() as now:
+            game = await require_game(self._db, game_id)
+            if game.status != "lobby":
+                raise StatusConflict(game_id, game.status, ("lobby",))
+            await self._db.execute(
+                "UPDATE games SET status = 'stopped', deadline = NULL, lobby_code = NULL,"
+                " updated = ? WHERE game_id = ?",
+                (now, game_id),
+            )
+
+    # ------------------------------------------------------------------ play
+
+    async def actions(self, game_id: int, *, after: int = 0) -> list[str]:
+        """The game's actions (JSON text) in seq order, those with seq > ``after``."""
+        async with self._db.read():
+            rows = await self._db.fetchall(
+                "SELECT action FROM game_actions WHERE game_id = ? AND seq > ? ORDER BY seq",
+                (game_id, after),
+            )
+        return [str(r["action"]) for r in rows]
+
+    async def set_message_ids(self, game_id: int, message_ids: str) -> None:
+        """Store the ids of the messages showing the game (opaque JSON); ``NotFound``."""
+        check_json("message_ids", message_ids)
+        await self._db.transact(_set_message_ids, game_id, message_ids)
+
+    async def set_deadline(
+        self, game_id: int, deadline: float | None, *, expected_version: int | None = None
+    ) -> None:
+        """Set or clear the game's deadline, optionally only at ``expected_version``.
+
+        ``StatusConflict`` unless the game is active; ``VersionConflict`` on a stale version.
+        """
+        check_time("deadline", deadline)
+        async with self._db.write() as now:
+            game = await require_game(self._db, game_id)
+            if not game.active:
+                raise StatusConflict(game_id, game.status, ACTIVE_STATUSES)
+            if expected_version is not None and game.version != expected_version:
+                raise VersionConflict(game_id, expected_version, game.version)
+            await self._db.execute(
+                "UPDATE games SET deadline = ?, updated = ? WHERE game_id = ?",
+                (deadline, now, game_id),
+            )
+
+    async def finish_game(
+        self,
+        game_id: int,
+        *,
+        winner_seat: int | None,
+        totals: str,
+        stopped: bool,
+        expected_version: int | None = None,
+    ) -> GameResult:
+        """End a playing game: the result row and the status (finished/stopped) in one
+        transaction; clears the deadline and lobby code.
+
+        ``StatusConflict`` unless the game is ``playing`` (so it ends once);
+        ``VersionConflict`` if ``expected_version`` is given and stale.
+        """
+        outcome = Outcome(winner_seat=winner_seat, totals=totals, stopped=stopped)
+        check_outcome(outcome)
+        async with self._db.write() as now:
+            game = await require_game(self._db, game_id)
+            if game.status != "playing":
+                raise StatusConflict(game_id, game.status, ("playing",))
+            if expected_version is not None and game.version != expected_version:
+                raise VersionConflict(game_id, expected_version, game.version)
+            await finish(self._db, game_id, outcome, now)
+            result = await _get_result(self._db, game_id)
+        assert result is not None
+        return result
+
+    # ------------------------------------------------------------------ the end
+
+    async def expire_game(
+        self,
+        game_id: int,
+        *,
+        reason: str = "idle",
+        totals: str | None = None,
+        expected_version: int | None = None,
+        expected_lobby_rev: int | None = None,
+    ) -> Game:
+        """Close a game left idle: ``lobby``/``playing`` → ``expired``; returns the row.
+
+        The record (rules, seed, seats, actions, score sheet) is kept; the deadline and the
+        lobby code are cleared and ``reason`` is stored.  A playing game given ``totals``
+        (JSON) also gets a result row (``stopped``, no winner), as ``/stop`` writes, so
+        ``last_game`` and the score sheet still show it; without ``totals`` it gets none.
+
+        ``expected_version`` / ``expected_lobby_rev`` guard against a move or a lobby edit
+        made since the caller saw the game idle (``VersionConflict``).  ``StatusConflict``
+        unless the game is in lobby or playing; ``NotFound``.  Writes nothing when it raises.
+        """
+        if totals is not None:
+            check_json("totals", totals)
+        text = check_reason(reason)
+        db = self._db
+        async with db.write() as now:
+            game = await _end_check(db, game_id, expected_version, expected_lobby_rev)
+            if game.status == "playing" and totals is not None:
+                await db.execute(
+                    "INSERT INTO results (game_id, finished, winner_seat, totals, stopped)"
+                    " VALUES (?, ?, NULL, ?, 1)",
+                    (game_id, now, totals),
+                )
+            await _end(db, game_id, "expired", text, now)
+            ended = await _get_game(db, game_id)
+        assert ended is not None
+        return ended
+
+    async def mark_broken(
+        self, game_id: int, reason: str, *, expected_version: int | None = None
+    ) -> Game:
+        """A game that cannot be restored: ``lobby``/``playing`` → ``broken``; returns the row.
+
+        ``broken`` is not active, so the chat can start a new game at once.  Everything of
+        the game stays (``export_game`` gives its record for a bug report); ``reason`` (the
+        error, at most 4000 characters are kept) is stored; deadline and lobby code are
+        cleared; no result row.  ``StatusConflict`` unless lobby/playing; ``NotFound``;
+        ``VersionConflict`` on a stale ``expected_version``.
+        """
+        text = check_reason(reason)
+        db = self._db
+        async with db.write() as now:
+            await _end_check(db, game_id, expected_version, None)
+            await _end(db, game_id, "broken", text, now)
+            ended = await _get_game(db, game_id)
+        assert ended is not None
+        return ended
+
+    async def idle_lobbies(self, idle_for: float, *, now: float | None = None) -> list[Game]:
+        """Lobbies not changed (``updated``) for more than ``idle_for`` seconds, oldest first.
+
+        ``now`` defaults to the storage clock.
+        """
+        before = cutoff(idle_for, now, self._db.clock)
+        async with self._db.read():
+            rows = await self._db.fetchall(
+                f"SELECT {GAME_COLUMNS} FROM games WHERE status = 'lobby' AND updated < ?"
+                " ORDER BY updated, game_id",
+                (before,),
+            )
+        return [game_row(r) for r in rows]
+
+    async def idle_games(self, idle_for: float, *, now: float | None = None) -> list[Game]:
+        """Playing games without a person's move (``human_moved``: ``append_action(...,
+        human=True)`` or the start) for more than ``idle_for`` seconds, oldest first.
+        """
+        before = cutoff(idle_for, now, self._db.clock)
+        async with self._db.read():
+            rows = await self._db.fetchall(
+                f"SELECT {GAME_COLUMNS} FROM games WHERE status = 'playing'"
+                " AND COALESCE(human_moved, updated) < ?"
+                " ORDER BY COALESCE(human_moved, updated), game_id",
+                (before,),
+            )
+        return [game_row(r) for r in rows]
+
+    async def export_game(self, game_id: int) -> str:
+        """The game's record as ``thousand-record/1`` JSON text (``docs/record-format.md``).
+
+        Built from the stored columns, for any status (``broken`` included): ``rules`` as
+        stored, ``seats`` their names, the game ``seed``, and the log's moves — entries
+        ``{"s": seat, "a": action}`` become ``"seat:action"``, other entries (seat
+        hand-overs) are left out — cut into deals at the actions that wrote the score-sheet
+        rows.  An extra ``game`` object (id, status, reason, version, times, result) is
+        ignored by the replay.  ``NotFound`` for an unknown game.
+        """
+        db = self._db
+        async with db.read():
+            game = await require_game(db, game_id)
+            log = await db.fetchall(
+                "SELECT seq, action FROM game_actions WHERE game_id = ? ORDER BY seq", (game_id,)
+            )
+            ends = await db.fetchall(
+                "SELECT seq FROM score_sheets WHERE game_id = ? ORDER BY deal_no", (game_id,)
+            )
+            result = await _get_result(db, game_id)
+        record = build_record(
+            game,
+            [(int(r["seq"]), str(r["action"])) for r in log],
+            [opt_int(r["seq"]) for r in ends],
+            result,
+        )
+        return json.dumps(record, ensure_ascii=False, indent=1)
+
+    # ------------------------------------------------------------------ queries
+
+    async def get_game(self, game_id: int) -> Game | None:
+        async with self._db.read():
+            return await _get_game(self._db, game_id)
+
+    async def active_game(self, chat_id: int, *, thread_id: int | None = None) -> Game | None:
+        """The game in lobby or playing in the forum topic ``thread_id`` of the chat (None:
+        General, or a chat without topics), if any (there is at most one)."""
+        check_thread(thread_id)
+        async with self._db.read():
+            return await active_game(self._db, chat_id, thread_id)
+
+    async def active_games(self, chat_id: int) -> list[Game]:
+        """The chat's games in lobby or playing in every thread, by id."""
+        async with self._db.read():
+            rows = await self._db.fetchall(
+                f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = ? AND {ACTIVE_SQL}"
+                " ORDER BY game_id",
+                (chat_id,),
+            )
+        return [game_row(r) for r in rows]
+
+    async def game_by_lobby_code(self, code: str) -> Game | None:
+        async with self._db.read():
+            return await _game_by_code(self._db, code)
+
+    async def games_in_progress(self) -> list[Game]:
+        """Every game in lobby or playing, by id (to re-arm timers at start-up)."""
+        async with self._db.read():
+            rows = await self._db.fetchall(
+                f"SELECT {GAME_COLUMNS} FROM games WHERE {ACTIVE_SQL} ORDER BY game_id", ()
+            )
+        return [game_row(r) for r in rows]
+
+    async def last_game(self, chat_id: int, *, thread_id: int | None = None) -> Game | None:
+        """The latest game in the thread of the chat (None: General, or no topics) that is
+        active, finished, or was stopped after starting."""
+        check_thread(thread_id)
+        async with self._db.read():
+            row = await self._db.fetchone(
+                f"SELECT {GAME_COLUMNS} FROM games g WHERE chat_id = ? AND thread_id IS ?"
+                " AND (status IN ('lobby', 'playing', 'finished')"
+                "      OR EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.game_id))"
+                " ORDER BY game_id DESC LIMIT 1",
+                (chat_id, thread_id),
+            )
+        return None if row is None else game_row(row)
+
+    async def score_sheet(self, game_id: int) -> list[ScoreRow]:
+        """The game's score-sheet rows by deal number."""
+        async with self._db.read():
+            rows = await self._db.fetchall(
+                "SELECT game_id, deal_no, data, created FROM score_sheets WHERE game_id = ?"
+                " ORDER BY deal_no",
+                (game_id,),
+            )
+        return [score_row(r) for r in rows]
+
+    async def get_result(self, game_id: int) -> GameResult | None:
+        async with self._db.read():
+            return await _get_result(self._db, game_id)
+
+
+# --------------------------------------------------------------------------- helpers
+# Statements of a transaction (``Database.read``/``write``) the caller holds.
+
+
+async def _get_game(db: Database, game_id: int) -> Game | None:
+    row = await db.fetchone(f"SELECT {GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
+    return None if row is None else game_row(row)
+
+
+async def require_game(db: Database, game_id: int) -> Game:
+    """The game, or ``NotFound``."""
+    game = await _get_game(db, game_id)
+    if game is None:
+        raise NotFound(f"game {game_id}")
+    return game
+
+
+async def active_game(db: Database, chat_id: int, thread_id: int | None) -> Game | None:
+    """The game in lobby or playing in the thread of the chat (None: General), if any."""
+    row = await db.fetchone(
+        f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = ? AND thread_id IS ?"
+        f" AND {ACTIVE_SQL}",
+        (chat_id, thread_id),
+    )
+    return None if row is None else game_row(row)
+
+
+async def clashing_game(db: Database, old_id: int, new_id: int) -> Game | None:
+    """``migrate_chat``: a game in lobby/playing of ``new_id`` in a thread where ``old_id``
+    has one too (the move would leave two in one place), if any."""
+    row = await db.fetchone(
+        f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = ? AND {ACTIVE_SQL}"
+        " AND EXISTS (SELECT 1 FROM games o WHERE o.chat_id = ?"
+        "             AND o.status IN ('lobby', 'playing') AND o.thread_id IS games.thread_id)"
+        " ORDER BY game_id LIMIT 1",
+        (new_id, old_id),
+    )
+    return None if row is None else game_row(row)
+
+
+async def _game_by_code(db: Database, code: str) -> Game | None:
+    row = await db.fetchone(f"SELECT {GAME_COLUMNS} FROM games WHERE lobby_code = ?", (code,))
+    return None if row is None else game_row(row)
+
+
+async def _get_result(db: Database, game_id: int) -> GameResult | None:
+    row = await db.fetchone("SELECT * FROM results WHERE game_id = ?", (game_id,))
+    return None if row is None else result_row(row)
+
+
+async def _lobby_game(db: Database, game_id: int, expected_lobby_rev: int) -> Game:
+    game = await require_game(db, game_id)
+    if game.status != "lobby":
+        raise StatusConflict(game_id, game.status, ("lobby",))
+    if game.lobby_rev != expected_lobby_rev:
+        raise VersionConflict(game_id, expected_lobby_rev, game.lobby_rev, "lobby_rev")
+    return game
+
+
+async def _end_check(
+    db: Database, game_id: int, expected_version: int | None, expected_lobby_rev: int | None
+) -> Game:
+    game = await require_game(db, game_id)
+    if not game.active:
+        raise StatusConflict(game_id, game.status, ACTIVE_STATUSES)
+    if expected_version is not None and game.version != expected_version:
+        raise VersionConflict(game_id, expected_version, game.version)
+    if expected_lobby_rev is not None and game.lobby_rev != expected_lobby_rev:
+        raise VersionConflict(game_id, expected_lobby_rev, game.lobby_rev, "lobby_rev")
+    return game
+
+
+async def _end(db: Database, game_id: int, status: GameStatus, reason: str, now: float) -> None:
+    await db.execute(
+        "UPDATE games SET status = ?, reason = ?, deadline = NULL, lobby_code = NULL,"
+        " updated = ? WHERE game_id = ?",
+        (status, reason, now, game_id),
+    )
+
+
+async def finish(db: Database, game_id: int, outcome: Outcome, now: float) -> None:
+    """The result row and the status change of a game that ends (``finish_game``)."""
+    await db.execute(
+        "INSERT INTO results (game_id, finished, winner_seat, totals, stopped)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (game_id, now, outcome.winner_seat, outcome.totals, int(outcome.stopped)),
+    )
+    await db.execute(
+        "UPDATE games SET status = ?, deadline = NULL, lobby_code = NULL, updated = ?"
+        " WHERE game_id = ?",
+        ("stopped" if outcome.stopped else "finished", now, game_id),
+    )
+
+
+def _set_message_ids(conn: sqlite3.Connection, now: float, game_id: int, ids: str) -> None:
+    changed = conn.execute(
+        "UPDATE games SET message_ids = ?, updated = ? WHERE game_id = ?", (ids, now, game_id)
+    ).rowcount
+    if changed != 1:
+        raise NotFound(f"game {game_id}")
