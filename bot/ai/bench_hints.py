@@ -17,7 +17,7 @@ from bot.engine.views import view
 from . import choose_action
 from .explain import analyse, hint
 
-HINT_THINK = 0.7  # as bot/tg/thinking.py
+HINT_THINK = 0.7  # as bot/tg/io/thinking.py
 ANALYSIS_THINK = 2.5
 
 

@@ -67,9 +67,7 @@ async def _write_games(path: str, games: int, seed: int) -> dict[str, Any]:
     from bot.engine.rules import Rules
     from bot.engine.state import Phase
     from bot.engine.views import view
-    from bot.tg import render as R
-    from bot.tg.callbacks import action_data
-    from bot.tg.model import (
+    from bot.tg.rooms.model import (
         BY_COMPUTER,
         BY_HUMAN,
         SeatInfo,
@@ -79,8 +77,10 @@ async def _write_games(path: str, games: int, seed: int) -> dict[str, Any]:
         sheet_row,
         snapshot,
     )
-    from bot.tg.session import Session
-    from bot.tg.table import TableRoom
+    from bot.tg.rooms.session import Session
+    from bot.tg.rooms.table import TableRoom
+    from bot.tg.view import render as R
+    from bot.tg.view.callbacks import action_data
     from storage import Storage
 
     class Shown:
@@ -226,7 +226,7 @@ async def _bot(args: argparse.Namespace, db: str, hello: dict[str, Any],
                parent: multiprocessing.connection.Connection) -> dict[str, Any]:
     t_import = time.time()
     from bot.config import load_settings
-    from bot.tg.app import build_application
+    from bot.tg.io.app import build_application
 
     settings = load_settings(
         telegram_bot_token=hello["token"], telegram_api_url=hello["base_url"],

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.engine.views import public_view
-from bot.tg import render as R
+from bot.tg.view import render as R
 from tests.bot.helpers import idle, open_table, play, running, service, session, start_private, txt
 from tests.fakeapi import FakeTelegramServer
 

@@ -19,7 +19,7 @@ import pytest
 
 from bot.engine.state import Action
 from bot.engine.views import view
-from bot.tg.app import ThousandApplication
+from bot.tg.io.app import ThousandApplication
 from storage import Storage
 from tests.bot.helpers import (
     action_button,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.tg.restore import RestoreRoom
-from bot.tg.service import Session
+from bot.tg.rooms.restore import RestoreRoom
+from bot.tg.rooms.service import Session
 from storage import Game
 from tests.bot.helpers import (
     action_button,

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from telegram import Bot
 
-from bot.tg import render as R
-from bot.tg.coord import SharedCoordinator, SharedSends
-from bot.tg.outbox import Outbox
-from bot.tg.service import ChatRef, GameService, UserRef, Where
-from bot.tg.thinking import Thinker
+from bot.tg.io.coord import SharedCoordinator, SharedSends
+from bot.tg.io.outbox import Outbox
+from bot.tg.io.thinking import Thinker
+from bot.tg.rooms.service import ChatRef, GameService, UserRef, Where
+from bot.tg.view import render as R
 from storage import Backend, Storage
 from storage.postgres import PostgresStorage
 from tests.bot.helpers import txt

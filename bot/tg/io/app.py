@@ -22,12 +22,12 @@ from telegram.request import BaseRequest, HTTPXRequest
 from bot.config import Settings
 from bot.i18n import t
 from bot.tg import metrics as M
-from bot.tg.aiohttp_request import AiohttpRequest
-from bot.tg.coord import SharedCoordinator, SharedSends, owner_name
-from bot.tg.handlers import add_handlers
-from bot.tg.outbox import Outbox
-from bot.tg.service import GameService
-from bot.tg.thinking import Thinker
+from bot.tg.io.aiohttp_request import AiohttpRequest
+from bot.tg.io.coord import SharedCoordinator, SharedSends, owner_name
+from bot.tg.io.handlers import add_handlers
+from bot.tg.io.outbox import Outbox
+from bot.tg.io.thinking import Thinker
+from bot.tg.rooms.service import GameService
 from storage import Backend, open_storage
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,7 @@ class ThousandApplication(MeasuredApplication):
         outbox = Outbox(self.bot, group_per_minute=s.group_messages_per_minute)
         thinker = Thinker(workers=s.computer_workers, budget=s.computer_think_seconds)
         coord = None
-        if s.database_url:  # several processes may share the database (bot/tg/coord.py)
+        if s.database_url:  # several processes may share the database (bot/tg/io/coord.py)
             owner = owner_name(s.instance_name)
             coord = SharedCoordinator(self.storage, owner)
             outbox.shared = SharedSends(self.storage, owner)

@@ -15,11 +15,10 @@ from typing import Any
 from telegram.error import TelegramError
 
 from bot.i18n import Lang, lang_of, norm_lang, t
-from bot.tg import callbacks as cb
-from bot.tg import render as R
-from bot.tg.coord import Coordinator
-from bot.tg.outbox import Outbox
-from bot.tg.session import (
+from bot.tg.io.coord import Coordinator
+from bot.tg.io.outbox import Outbox
+from bot.tg.io.thinking import Thinker
+from bot.tg.rooms.session import (
     CACHE_LIMIT,
     NEW_MESSAGE_SAVE,
     SUPERVISOR_RESTARTS,
@@ -31,7 +30,8 @@ from bot.tg.session import (
     UserRef,
     Where,
 )
-from bot.tg.thinking import Thinker
+from bot.tg.view import callbacks as cb
+from bot.tg.view import render as R
 from storage import (
     Backend,
     Game,

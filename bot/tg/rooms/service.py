@@ -25,9 +25,9 @@ the computer seats are driven and the turn timer is armed.
 from __future__ import annotations
 
 from bot.engine.rules import rules_from_args
-from bot.tg.lobby import fit_rules
-from bot.tg.media import MediaRoom
-from bot.tg.session import (
+from bot.tg.rooms.lobby import fit_rules
+from bot.tg.rooms.media import MediaRoom
+from bot.tg.rooms.session import (
     Answer,
     ChatKind,
     ChatRef,

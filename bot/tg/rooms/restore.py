@@ -27,14 +27,14 @@ from bot.engine.rules import (
 )
 from bot.engine.state import Phase
 from bot.i18n import norm_lang, t
-from bot.tg.membership import MembershipRoom
-from bot.tg.model import (
+from bot.tg.rooms.membership import MembershipRoom
+from bot.tg.rooms.model import (
     deal_number,
     replay,
     seats_from_json,
 )
-from bot.tg.ratings_room import record_unrated
-from bot.tg.session import (
+from bot.tg.rooms.ratings import record_unrated
+from bot.tg.rooms.session import (
     CACHE_LIMIT,
     Backoff,
     ChatKind,

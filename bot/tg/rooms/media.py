@@ -30,11 +30,11 @@ from telegram.error import TelegramError
 from bot.engine.record import load_record
 from bot.i18n import Lang, norm_lang, t
 from bot.pictures import render_race_png, render_sheet_png
-from bot.tg import callbacks as cb
-from bot.tg import render as R
-from bot.tg.commands import CommandsRoom
-from bot.tg.model import seats_from_json, sheet_row
-from bot.tg.session import CACHE_LIMIT, Answer, ChatRef, Reply, Session, UserRef, Where
+from bot.tg.rooms.commands import CommandsRoom
+from bot.tg.rooms.model import seats_from_json, sheet_row
+from bot.tg.rooms.session import CACHE_LIMIT, Answer, ChatRef, Reply, Session, UserRef, Where
+from bot.tg.view import callbacks as cb
+from bot.tg.view import render as R
 
 log = logging.getLogger(__name__)
 

@@ -24,9 +24,9 @@ from telegram.ext import (
 )
 
 from bot.i18n import lang_of, t
-from bot.tg.ratings_room import show_stats, show_top
-from bot.tg.render import popup
-from bot.tg.service import Answer, ChatKind, ChatRef, GameService, Reply, UserRef, Where
+from bot.tg.rooms.ratings import show_stats, show_top
+from bot.tg.rooms.service import Answer, ChatKind, ChatRef, GameService, Reply, UserRef, Where
+from bot.tg.view.render import popup
 from storage import StorageError
 
 log = logging.getLogger(__name__)

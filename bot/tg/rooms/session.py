@@ -18,11 +18,11 @@ from bot.engine.rules import (
 )
 from bot.engine.state import GameState
 from bot.i18n import Lang
-from bot.tg import render as R
-from bot.tg.model import (
+from bot.tg.rooms.model import (
     Event,
     SeatInfo,
 )
+from bot.tg.view import render as R
 
 log = logging.getLogger(__name__)
 

@@ -7,13 +7,12 @@ import logging
 
 from bot.engine.rules import RulesError, rules_from_args
 from bot.i18n import LANGS, Lang, esc, t
-from bot.tg import render as R
-from bot.tg.model import (
+from bot.tg.rooms.model import (
     seats_from_json,
     sheet_row,
 )
-from bot.tg.restore import RestoreRoom
-from bot.tg.session import (
+from bot.tg.rooms.restore import RestoreRoom
+from bot.tg.rooms.session import (
     ChatRef,
     LobbyCopy,
     UserRef,
@@ -21,6 +20,7 @@ from bot.tg.session import (
     lobby_key,
     table_key,
 )
+from bot.tg.view import render as R
 from storage import (
     StorageError,
 )

@@ -50,8 +50,8 @@ from bot.engine.state import (
 )
 from bot.engine.views import TableView
 from bot.i18n import esc, has, t
-from bot.tg import callbacks as cb
-from bot.tg.model import Event
+from bot.tg.rooms.model import Event
+from bot.tg.view import callbacks as cb
 
 MAX_TEXT: Final = 4096
 MAX_POPUP: Final = 200

@@ -19,9 +19,7 @@ from bot.engine.rules import (
     rules_from_dict,
 )
 from bot.i18n import Lang, esc, norm_lang, t
-from bot.tg import callbacks as cb
-from bot.tg import render as R
-from bot.tg.model import (
+from bot.tg.rooms.model import (
     SeatInfo,
     deal_number,
     seats_from_json,
@@ -29,8 +27,8 @@ from bot.tg.model import (
     sheet_row,
     snapshot,
 )
-from bot.tg.ratings_room import record_later
-from bot.tg.session import (
+from bot.tg.rooms.ratings import record_later
+from bot.tg.rooms.session import (
     Answer,
     ChatKind,
     ChatRef,
@@ -40,7 +38,9 @@ from bot.tg.session import (
     lobby_key,
     table_key,
 )
-from bot.tg.table import TableRoom
+from bot.tg.rooms.table import TableRoom
+from bot.tg.view import callbacks as cb
+from bot.tg.view import render as R
 from storage import (
     ActiveGameConflict,
     StatusConflict,

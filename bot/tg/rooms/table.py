@@ -20,11 +20,9 @@ from bot.engine.game import apply, forced_action
 from bot.engine.state import Action, GameState, IllegalAction, Phase
 from bot.engine.views import public_view, view
 from bot.i18n import esc, t
-from bot.tg import callbacks as cb
-from bot.tg import render as R
-from bot.tg.core import ServiceCore
-from bot.tg.hints import analysis_press, hint_press, hints_allowed
-from bot.tg.model import (
+from bot.tg.rooms.core import ServiceCore
+from bot.tg.rooms.hints import analysis_press, hint_press, hints_allowed
+from bot.tg.rooms.model import (
     BY_AUTO,
     BY_COMPUTER,
     BY_FORCED,
@@ -37,7 +35,7 @@ from bot.tg.model import (
     sheet_row,
     snapshot,
 )
-from bot.tg.session import (
+from bot.tg.rooms.session import (
     AWAY,
     AWAY_AFTER,
     EDIT_SAVE,
@@ -54,6 +52,8 @@ from bot.tg.session import (
     reminder_key,
     table_key,
 )
+from bot.tg.view import callbacks as cb
+from bot.tg.view import render as R
 from storage import (
     Outcome,
     StatusConflict,

@@ -26,11 +26,11 @@ from bot.engine.state import (
 )
 from bot.engine.views import view
 from bot.i18n import esc, t
-from bot.tg import callbacks as cb
-from bot.tg import render as R
-from bot.tg.core import ServiceCore
-from bot.tg.model import SeatInfo, replay, seats_from_json
-from bot.tg.session import Answer, Session, UserRef, Where
+from bot.tg.rooms.core import ServiceCore
+from bot.tg.rooms.model import SeatInfo, replay, seats_from_json
+from bot.tg.rooms.session import Answer, Session, UserRef, Where
+from bot.tg.view import callbacks as cb
+from bot.tg.view import render as R
 
 _CARD_PARAMS = ("card", "gone")
 

@@ -8,8 +8,8 @@ import logging
 from typing import Any
 
 from bot.i18n import t
-from bot.tg.lobby import LobbyRoom
-from bot.tg.session import ChatRef, UserRef
+from bot.tg.rooms.lobby import LobbyRoom
+from bot.tg.rooms.session import ChatRef, UserRef
 from storage import (
     ActiveGameConflict,
     StatusConflict,
