@@ -77,8 +77,8 @@ async def _write_games(path: str, games: int, seed: int) -> dict[str, Any]:
         sheet_row,
         snapshot,
     )
+    from bot.tg.rooms.service import GameService
     from bot.tg.rooms.session import Session
-    from bot.tg.rooms.table import TableRoom
     from bot.tg.view import render as R
     from bot.tg.view.callbacks import action_data
     from storage import Storage
@@ -102,7 +102,7 @@ async def _write_games(path: str, games: int, seed: int) -> dict[str, Any]:
     mid = 1000
     async with Storage.open(path) as store:
         shown = Shown()
-        room = TableRoom(store, shown, None, bot=None)  # type: ignore[arg-type]
+        room = GameService(store, shown, None, bot=None).table  # type: ignore[arg-type]
         for i in range(games):
             solo = i % 2 == 0
             if solo:

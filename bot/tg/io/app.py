@@ -91,11 +91,11 @@ class ThousandApplication(MeasuredApplication):
             self.storage, outbox, thinker, bot=self.bot, turn_timeout=s.turn_timeout,
             move_delay=s.computer_move_delay, computer_level=s.computer_level, rng=self.rng,
             lobby_ttl=s.lobby_ttl, game_ttl=s.game_ttl, coord=coord)
-        service.bot_username = self.bot.username
+        service.config.bot_username = self.bot.username
         self.service = service
         self.bot_data["service"] = service
         await self._register_commands()
-        restored = await service.restore()
+        restored = await service.start()
         log.info("bot @%s ready, %d games in progress (rebuilt when touched, or in the "
                  "background)", self.bot.username, restored)
 

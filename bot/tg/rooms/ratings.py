@@ -1,7 +1,7 @@
 """Players' records and ratings: counting a finished game, /stats and /top.
 
-Plain async functions taking the game service (``ServiceCore``), so the lobby's end-of-game
-hook stays one line (``record_later``) and the restore room one call (``record_unrated``).
+``RatingsRoom``: the end of a game (``TableHooks.game_over``) calls ``record_later``, the
+restore room ``record_unrated`` at start-up, the handlers ``show_stats`` and ``show_top``.
 
 Who is who: a person's seat is the player ``u:<user_id>`` (also when the computer finished
 the game for them), a computer seat is ``ai:<level>`` — one rated player per level
@@ -15,7 +15,6 @@ count; stopped, expired and broken games do not.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Mapping
@@ -24,7 +23,7 @@ from typing import Any
 from bot.i18n import Lang, esc, t
 from bot.ratings import Rating, display, ranking_from_totals, update
 from bot.stats import game_stats
-from bot.tg.rooms.core import ServiceCore
+from bot.tg.rooms.base import Kit
 from bot.tg.rooms.model import SeatInfo, seats_from_json
 from bot.tg.rooms.session import Backoff, ChatRef, Session, UserRef, clean_name
 from bot.tg.view import render as R
@@ -74,56 +73,6 @@ async def record(storage: Backend, game_id: int) -> bool:
     return await storage.record_game_result(game_id, results, rate)
 
 
-async def _record_until_done(service: ServiceCore, game_id: int) -> None:
-    """``record`` retried with backoff while the database fails; a game that cannot be
-    counted (not finished, or its record does not read) is logged and left."""
-    backoff = Backoff(game_id, "counting the result")
-    while not service._closing:
-        try:
-            await record(service.storage, game_id)
-            backoff.ok()
-            return
-        except (NotFound, StatusConflict) as e:
-            log.warning("game %s: not counted: %s", game_id, e)
-            return
-        except StorageError as e:
-            backoff.failed(e)
-            await backoff.wait()
-        except ValueError:
-            log.exception("game %s: its result cannot be counted", game_id)
-            return
-
-
-def record_later(service: ServiceCore, s: Session) -> None:
-    """The end-of-game hook: count the game in a supervised background task (retried
-    until the database answers; if the bot stops first, ``record_unrated`` counts it at
-    the next start-up)."""
-    service._spawn(s, _record_until_done(service, s.game_id), f"stats:{s.game_id}")
-
-
-async def record_unrated(service: ServiceCore) -> int:
-    """At start-up: count the finished games not counted yet, oldest first; a game the
-    database fails for is retried in the background.  Returns how many were counted."""
-    counted = 0
-    for game in await service.storage.unrated_games():
-        try:
-            if await record(service.storage, game.game_id):
-                counted += 1
-        except (NotFound, StatusConflict):
-            continue
-        except StorageError as e:
-            log.warning("game %s: counting at start-up failed (%s); retrying", game.game_id, e)
-            task = asyncio.get_running_loop().create_task(
-                _record_until_done(service, game.game_id), name=f"stats:{game.game_id}")
-            service._tasks.add(task)
-            task.add_done_callback(service._tasks.discard)
-        except ValueError:
-            log.exception("game %s: its result cannot be counted", game.game_id)
-    if counted:
-        log.info("%d finished games counted at start-up", counted)
-    return counted
-
-
 # ------------------------------------------------------------------ /stats and /top
 
 
@@ -155,41 +104,95 @@ def render_stats(lang: Lang, name: str, p: PlayerStats | None) -> str:
     ])
 
 
-async def show_stats(service: ServiceCore, chat: ChatRef, user: UserRef) -> None:
-    """``/stats``: the presser's own record and rating, in any chat."""
-    lang = await service.chat_lang(chat, user)
-    p = await service.storage.player_stats(f"u:{user.id}")
-    service.reply(chat.id, render_stats(lang, user.name, p))
+class RatingsRoom:
+    """Counts finished games (once) and answers /stats and /top; owns no state in memory
+    (the records are storage's)."""
 
+    def __init__(self, kit: Kit) -> None:
+        self.kit = kit
+        self.storage = kit.storage
+        self.people = kit.people
+        self.tasks = kit.tasks
 
-async def show_top(service: ServiceCore, chat: ChatRef, user: UserRef) -> None:
-    """``/top``: in a group, its people with a finished game, best rating first; in
-    private, the presser's results against each computer level."""
-    lang = await service.chat_lang(chat, user)
-    if chat.kind != "private":
-        top = await service.storage.chat_top(chat.id, limit=TOP_LIMIT)
-        if not top:
-            service.reply(chat.id, t(lang, "top.none"))
+    async def _record_until_done(self, game_id: int) -> None:
+        """``record`` retried with backoff while the database fails; a game that cannot be
+        counted (not finished, or its record does not read) is logged and left."""
+        backoff = Backoff(game_id, "counting the result")
+        while not self.tasks.closing:
+            try:
+                await record(self.storage, game_id)
+                backoff.ok()
+                return
+            except (NotFound, StatusConflict) as e:
+                log.warning("game %s: not counted: %s", game_id, e)
+                return
+            except StorageError as e:
+                backoff.failed(e)
+                await backoff.wait()
+            except ValueError:
+                log.exception("game %s: its result cannot be counted", game_id)
+                return
+
+    def record_later(self, s: Session) -> None:
+        """The end-of-game hook: count the game in a supervised background task (retried
+        until the database answers; if the bot stops first, ``record_unrated`` counts it at
+        the next start-up)."""
+        self.tasks.spawn(s, self._record_until_done(s.game_id), f"stats:{s.game_id}")
+
+    async def record_unrated(self) -> int:
+        """At start-up: count the finished games not counted yet, oldest first; a game the
+        database fails for is retried in the background.  Returns how many were counted."""
+        counted = 0
+        for game in await self.storage.unrated_games():
+            try:
+                if await record(self.storage, game.game_id):
+                    counted += 1
+            except (NotFound, StatusConflict):
+                continue
+            except StorageError as e:
+                log.warning("game %s: counting at start-up failed (%s); retrying", game.game_id, e)
+                self.tasks.spawn_free(self._record_until_done(game.game_id),
+                                      f"stats:{game.game_id}")
+            except ValueError:
+                log.exception("game %s: its result cannot be counted", game.game_id)
+        if counted:
+            log.info("%d finished games counted at start-up", counted)
+        return counted
+
+    async def show_stats(self, chat: ChatRef, user: UserRef) -> None:
+        """``/stats``: the presser's own record and rating, in any chat."""
+        lang = await self.people.chat_lang(chat, user)
+        p = await self.storage.player_stats(f"u:{user.id}")
+        self.kit.reply(chat.id, render_stats(lang, user.name, p))
+
+    async def show_top(self, chat: ChatRef, user: UserRef) -> None:
+        """``/top``: in a group, its people with a finished game, best rating first; in
+        private, the presser's results against each computer level."""
+        lang = await self.people.chat_lang(chat, user)
+        if chat.kind != "private":
+            top = await self.storage.chat_top(chat.id, limit=TOP_LIMIT)
+            if not top:
+                self.kit.reply(chat.id, t(lang, "top.none"))
+                return
+            lines = [t(lang, "top.title")]
+            for i, p in enumerate(top, 1):
+                name = p.name or p.player
+                lines.append(t(lang, "top.row", n=i, name=esc(clean_name(name) or p.player),
+                               rating=_rating(p), games=p.games, wins=p.wins))
+            lines.append(t(lang, "top.legend"))
+            self.kit.reply(chat.id, "\n".join(lines))
             return
-        lines = [t(lang, "top.title")]
-        for i, p in enumerate(top, 1):
-            name = p.name or p.player
-            lines.append(t(lang, "top.row", n=i, name=esc(clean_name(name) or p.player),
-                           rating=_rating(p), games=p.games, wins=p.wins))
-        lines.append(t(lang, "top.legend"))
-        service.reply(chat.id, "\n".join(lines))
-        return
-    me = f"u:{user.id}"
-    versus = await service.storage.versus_computers(me)
-    if not versus:
-        service.reply(chat.id, t(lang, "top.vs_none"))
-        return
-    lines = [t(lang, "top.vs_title"),
-             t(lang, "top.vs_mine", rating=_rating(await service.storage.player_stats(me)))]
-    for v in versus:
-        level = v.computer.partition(":")[2]
-        ai = await service.storage.player_stats(v.computer)
-        lines.append(t(lang, "top.vs_row", level=R.level_name(lang, level), rating=_rating(ai),
-                       games=v.games, wins=v.wins, percent=_percent(v.wins, v.games),
-                       place=_number(lang, v.place_sum / v.games if v.games else 0.0)))
-    service.reply(chat.id, "\n".join(lines))
+        me = f"u:{user.id}"
+        versus = await self.storage.versus_computers(me)
+        if not versus:
+            self.kit.reply(chat.id, t(lang, "top.vs_none"))
+            return
+        lines = [t(lang, "top.vs_title"),
+                 t(lang, "top.vs_mine", rating=_rating(await self.storage.player_stats(me)))]
+        for v in versus:
+            level = v.computer.partition(":")[2]
+            ai = await self.storage.player_stats(v.computer)
+            lines.append(t(lang, "top.vs_row", level=R.level_name(lang, level), rating=_rating(ai),
+                           games=v.games, wins=v.wins, percent=_percent(v.wins, v.games),
+                           place=_number(lang, v.place_sum / v.games if v.games else 0.0)))
+        self.kit.reply(chat.id, "\n".join(lines))

@@ -244,3 +244,8 @@ def reminder_key(game_id: int, seat: int) -> str:
 
 def lobby_key(game_id: int) -> str:
     return f"l{game_id}"
+
+
+def hints_allowed(s: Session) -> bool:
+    """Solo games always; a group table when it turned hints on (off by default)."""
+    return s.solo or bool(s.ids.get("hints", False))
