@@ -1,6 +1,6 @@
 """Per-seat numbers of a finished game, for /stats: pure functions of the score sheet.
 
-``game_stats(rows, seats)`` reads the score-sheet rows (``bot.tg.rooms.model.sheet_row`` dicts)
+``game_stats(rows, seats)`` reads the score-sheet rows (``bot.tg.model.sheet_row`` dicts)
 and gives, per seat, the numbers to store and show: a game played, won or not, the place,
 deals declared and made, barrel falls, bolts (plus a few more the sheet has anyway).
 ``places(totals, winner)`` ranks the seats: the winner first, the rest by total; equal

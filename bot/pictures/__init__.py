@@ -1,7 +1,7 @@
 """Pictures of a game: the score sheet and the race to 1000, as PNG bytes.
 
 Pure and Telegram-free: the input is the seat names and the score-sheet rows
-(``bot.tg.rooms.model.sheet_row`` dicts, in order); the output is a PNG.  Both functions may run
+(``bot.tg.model.sheet_row`` dicts, in order); the output is a PNG.  Both functions may run
 in a worker thread (no pyplot, no shared drawing state).
 
 * ``render_sheet_png(lang, names, rows)`` — the deals, results, totals and marks with a

@@ -1,6 +1,6 @@
 """The typed input of the pictures: one ``Deal`` per score-sheet row.
 
-A score-sheet row is the JSON dict of ``bot.tg.rooms.model.sheet_row`` (stored in
+A score-sheet row is the JSON dict of ``bot.tg.model.sheet_row`` (stored in
 ``score_sheets.data``); ``Deal.from_row`` reads one and checks its shape, so a picture is
 drawn from plain, validated data.  ``GameSheet`` is the seat names with the deals.
 """

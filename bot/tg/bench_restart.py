@@ -67,7 +67,7 @@ async def _write_games(path: str, games: int, seed: int) -> dict[str, Any]:
     from bot.engine.rules import Rules
     from bot.engine.state import Phase
     from bot.engine.views import view
-    from bot.tg.rooms.model import (
+    from bot.tg.model import (
         BY_COMPUTER,
         BY_HUMAN,
         SeatInfo,

@@ -41,7 +41,7 @@ from bot.config import Settings
 from bot.engine.game import apply, legal_actions, new_game
 from bot.engine.rules import make_rules
 from bot.engine.state import Phase
-from bot.tg.rooms.model import (
+from bot.tg.model import (
     BY_COMPUTER,
     BY_HUMAN,
     SeatInfo,

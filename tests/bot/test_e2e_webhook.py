@@ -38,7 +38,7 @@ from bot.engine.rules import rules_from_dict
 from bot.engine.state import Action, GameState, parse_action
 from bot.engine.views import view
 from bot.tg.io.handlers import UPDATE_TYPES, add_handlers
-from bot.tg.rooms.model import replay, seats_from_json
+from bot.tg.model import replay, seats_from_json
 from bot.tg.view.callbacks import decode
 from storage import Backend, Game, open_storage
 from tests.bot.helpers import action_button, smart, start_private, txt
@@ -140,7 +140,7 @@ class Tally:
 
 
 class Follower:
-    """A game as stored, followed record by record (``bot.tg.rooms.model.replay`` one step at a
+    """A game as stored, followed record by record (``bot.tg.model.replay`` one step at a
     time: replaying the whole record for every move would cost O(moves²))."""
 
     def __init__(self, game_id: int) -> None:

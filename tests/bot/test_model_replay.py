@@ -9,7 +9,7 @@ import random
 
 from bot.engine.game import apply, legal_actions, new_game
 from bot.engine.rules import make_rules
-from bot.tg.rooms.model import BY_HUMAN, move_record, replay
+from bot.tg.model import BY_HUMAN, move_record, replay
 
 
 def test_an_old_keep_record_is_read_as_nothing() -> None:

@@ -13,7 +13,7 @@ from bot.engine.rules import RULE_IDS, RULE_SPECS, RulesError, make_rules
 from bot.engine.state import BID, CONTRACT, GameState, IllegalAction, Phase
 from bot.engine.views import TableView, public_view, view
 from bot.i18n import has
-from bot.tg.rooms.model import Event, sheet_row
+from bot.tg.model import Event, sheet_row
 from bot.tg.view import callbacks as cb
 from bot.tg.view import render as R
 

@@ -680,7 +680,7 @@ async def test_migrate_unknown_chat(store: Storage) -> None:
 
 
 def move(seat: int, action: str, by: str = "h") -> str:
-    """A log entry as the bot writes it (``bot/tg/rooms/model.py``)."""
+    """A log entry as the bot writes it (``bot/tg/model.py``)."""
     return json.dumps({"s": seat, "a": action, "by": by})
 
 

@@ -7,13 +7,13 @@ import logging
 
 from bot.engine.rules import RulesError, rules_from_args
 from bot.i18n import LANGS, Lang, esc, t
-from bot.tg.rooms.base import Kit
-from bot.tg.rooms.lobby import LobbyRoom
-from bot.tg.rooms.membership import MembershipRoom
-from bot.tg.rooms.model import (
+from bot.tg.model import (
     seats_from_json,
     sheet_row,
 )
+from bot.tg.rooms.base import Kit
+from bot.tg.rooms.lobby import LobbyRoom
+from bot.tg.rooms.membership import MembershipRoom
 from bot.tg.rooms.restore import RestoreRoom
 from bot.tg.rooms.session import (
     ChatRef,

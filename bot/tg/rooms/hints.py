@@ -26,8 +26,8 @@ from bot.engine.state import (
 )
 from bot.engine.views import view
 from bot.i18n import esc, t
+from bot.tg.model import SeatInfo, replay, seats_from_json
 from bot.tg.rooms.base import Kit
-from bot.tg.rooms.model import SeatInfo, replay, seats_from_json
 from bot.tg.rooms.session import Answer, Session, UserRef, Where, hints_allowed
 from bot.tg.view import callbacks as cb
 from bot.tg.view import render as R

@@ -19,8 +19,7 @@ from bot.engine.rules import (
     rules_from_dict,
 )
 from bot.i18n import Lang, esc, norm_lang, t
-from bot.tg.rooms.base import Kit
-from bot.tg.rooms.model import (
+from bot.tg.model import (
     SeatInfo,
     deal_number,
     seats_from_json,
@@ -28,6 +27,7 @@ from bot.tg.rooms.model import (
     sheet_row,
     snapshot,
 )
+from bot.tg.rooms.base import Kit
 from bot.tg.rooms.session import (
     Answer,
     ChatKind,

@@ -30,9 +30,9 @@ from telegram.error import TelegramError
 from bot.engine.record import load_record
 from bot.i18n import Lang, norm_lang, t
 from bot.pictures import render_race_png, render_sheet_png
+from bot.tg.model import seats_from_json, sheet_row
 from bot.tg.rooms.base import Kit
 from bot.tg.rooms.membership import MembershipRoom
-from bot.tg.rooms.model import seats_from_json, sheet_row
 from bot.tg.rooms.session import CACHE_LIMIT, Answer, ChatRef, Session, UserRef, Where
 from bot.tg.view import callbacks as cb
 from bot.tg.view import render as R

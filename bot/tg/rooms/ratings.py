@@ -23,8 +23,8 @@ from typing import Any
 from bot.i18n import Lang, esc, t
 from bot.ratings import Rating, display, ranking_from_totals, update
 from bot.stats import game_stats
+from bot.tg.model import SeatInfo, seats_from_json
 from bot.tg.rooms.base import Kit
-from bot.tg.rooms.model import SeatInfo, seats_from_json
 from bot.tg.rooms.session import Backoff, ChatRef, Session, UserRef, clean_name
 from bot.tg.view import render as R
 from storage import (

@@ -26,13 +26,13 @@ from bot.engine.rules import (
 )
 from bot.engine.state import Phase
 from bot.i18n import norm_lang, t
-from bot.tg.rooms.base import Kit
-from bot.tg.rooms.lobby import LobbyRoom
-from bot.tg.rooms.model import (
+from bot.tg.model import (
     deal_number,
     replay,
     seats_from_json,
 )
+from bot.tg.rooms.base import Kit
+from bot.tg.rooms.lobby import LobbyRoom
 from bot.tg.rooms.ratings import RatingsRoom
 from bot.tg.rooms.session import (
     Backoff,

@@ -18,7 +18,7 @@ from bot.engine.rules import (
 )
 from bot.engine.state import GameState
 from bot.i18n import Lang
-from bot.tg.rooms.model import (
+from bot.tg.model import (
     Event,
     SeatInfo,
 )

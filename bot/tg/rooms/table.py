@@ -28,8 +28,7 @@ from bot.engine.game import apply, forced_action
 from bot.engine.state import Action, GameState, IllegalAction, Phase
 from bot.engine.views import public_view, view
 from bot.i18n import esc, t
-from bot.tg.rooms.base import Kit
-from bot.tg.rooms.model import (
+from bot.tg.model import (
     BY_AUTO,
     BY_COMPUTER,
     BY_FORCED,
@@ -42,6 +41,7 @@ from bot.tg.rooms.model import (
     sheet_row,
     snapshot,
 )
+from bot.tg.rooms.base import Kit
 from bot.tg.rooms.session import (
     AWAY,
     AWAY_AFTER,

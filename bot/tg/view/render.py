@@ -50,7 +50,7 @@ from bot.engine.state import (
 )
 from bot.engine.views import TableView
 from bot.i18n import esc, has, t
-from bot.tg.rooms.model import Event
+from bot.tg.model import Event
 from bot.tg.view import callbacks as cb
 
 MAX_TEXT: Final = 4096
