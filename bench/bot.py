@@ -251,7 +251,7 @@ AppFactory = Callable[[str, str, M.Metrics, Path], Any]
 
 def _project_app(args: argparse.Namespace) -> AppFactory:
     def make(token: str, base_url: str, metrics: M.Metrics, tmp: Path) -> Any:
-        from bot.tg.app import build_application
+        from bot.tg.io.app import build_application
 
         settings = load_settings(
             telegram_bot_token=token, telegram_api_url=base_url,

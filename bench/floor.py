@@ -25,7 +25,7 @@ from telegram.ext import (
 )
 
 from bot.tg import metrics as M
-from bot.tg.app import MeasuredApplication, MeasuredRequest
+from bot.tg.io.app import MeasuredApplication, MeasuredRequest
 
 CARDS = ("9♠", "10♠", "J♥", "Q♥", "K♦", "A♦", "10♣", "A♣")
 

@@ -16,7 +16,7 @@ from bot.engine.rules import CLASSIC
 from bot.engine.state import Phase
 from bot.engine.views import view
 
-HINT_THINK = 0.7  # as bot/tg/thinking.py
+HINT_THINK = 0.7  # as bot/tg/io/thinking.py
 ANALYSIS_THINK = 2.5
 
 

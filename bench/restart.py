@@ -67,8 +67,6 @@ async def _write_games(path: str, games: int, seed: int) -> dict[str, Any]:
     from bot.engine.rules import Rules
     from bot.engine.state import Phase
     from bot.engine.views import view
-    from bot.tg import render as R
-    from bot.tg.callbacks import action_data
     from bot.tg.model import (
         BY_COMPUTER,
         BY_HUMAN,
@@ -79,8 +77,10 @@ async def _write_games(path: str, games: int, seed: int) -> dict[str, Any]:
         sheet_row,
         snapshot,
     )
-    from bot.tg.session import Session
-    from bot.tg.table import TableRoom
+    from bot.tg.rooms.service import GameService
+    from bot.tg.rooms.session import Session
+    from bot.tg.view import render as R
+    from bot.tg.view.callbacks import action_data
     from storage import Storage
 
     class Shown:
@@ -102,7 +102,7 @@ async def _write_games(path: str, games: int, seed: int) -> dict[str, Any]:
     mid = 1000
     async with Storage.open(path) as store:
         shown = Shown()
-        room = TableRoom(store, shown, None, bot=None)  # type: ignore[arg-type]
+        room = GameService(store, shown, None, bot=None).table  # type: ignore[arg-type]
         for i in range(games):
             solo = i % 2 == 0
             if solo:
@@ -226,7 +226,7 @@ async def _bot(args: argparse.Namespace, db: str, hello: dict[str, Any],
                parent: multiprocessing.connection.Connection) -> dict[str, Any]:
     t_import = time.time()
     from bot.config import load_settings
-    from bot.tg.app import build_application
+    from bot.tg.io.app import build_application
 
     settings = load_settings(
         telegram_bot_token=hello["token"], telegram_api_url=hello["base_url"],

@@ -1,11 +1,11 @@
 """``python -m bot bench storage``: how many moves per second the storage takes.
 
 Creates ``--games`` games (default 200) in a fresh SQLite file in a temporary directory,
-opened as ``bot/tg/app.py`` opens it (WAL, ``synchronous=FULL``, the default busy timeout,
+opened as ``bot/tg/io/app.py`` opens it (WAL, ``synchronous=FULL``, the default busy timeout,
 the same thread switch interval), starts them and stores ``--moves`` moves (default
 20,000) for all games at once: one asyncio task per game, each storing its game's moves
 one after another as the bot does (``append_action`` with the record, snapshot, score-sheet
-rows and outcome ``bot/tg/table.py`` ``_commit`` stores for a real game: random legal moves
+rows and outcome ``bot/tg/rooms/table.py`` ``_commit`` stores for a real game: random legal moves
 played with the engine).  Prints moves per second, the latency of one append (p50, p95,
 max: the time a press waits for its move to be stored, queueing included), and for SQLite
 the statements and the trips to aiosqlite's thread per move (measured on a separate, short
@@ -360,7 +360,7 @@ async def run_one(label: str, opener: Opener, scripts: Sequence[Script], probe: 
 
 
 def sqlite_opener(path: Path) -> Opener:
-    """Open the database as the bot does (``bot/tg/app.py``)."""
+    """Open the database as the bot does (``bot/tg/io/app.py``)."""
 
     async def opener() -> BenchStorage:
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.0002))

@@ -68,8 +68,8 @@ def main() -> int:
         print(f"thousand-bot: {e}", file=sys.stderr)
         return 2
     setup_logging(settings)
-    from bot.tg.app import build_application
-    from bot.tg.handlers import UPDATE_TYPES
+    from bot.tg.io.app import build_application
+    from bot.tg.io.handlers import UPDATE_TYPES
 
     app = build_application(settings)
     webhook = settings.webhook_url

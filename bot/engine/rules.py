@@ -27,7 +27,7 @@ class RulesError(ValueError):
     """A rule set that cannot be played, with a readable reason.
 
     ``str(e)`` is English; ``problems`` lists every reason with its code and parameters,
-    ``code``/``params`` are the first one's (``bot.tg.render.refusal_text`` translates)."""
+    ``code``/``params`` are the first one's (``bot.tg.view.render.refusal_text`` translates)."""
 
     def __init__(self, message: str, code: str = "rules", problems: tuple[Problem, ...] = (),
                  **params: int | str) -> None:

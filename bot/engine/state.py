@@ -17,7 +17,7 @@ class IllegalAction(ValueError):
 
     ``str(e)`` is an English sentence (logs, the terminal, records); ``code`` is a stable
     name of the reason and ``params`` its values (numbers, seats, card numbers, rule ids),
-    from which ``bot.tg.render.refusal_text`` writes the reason in a person's language
+    from which ``bot.tg.view.render.refusal_text`` writes the reason in a person's language
     (catalog keys ``refuse.<code>``).
     """
 

@@ -15,9 +15,9 @@ from bot.engine import cards as C
 from bot.engine.game import forced_action
 from bot.engine.state import Action, GameState, Phase
 from bot.engine.views import TableView, view
-from bot.tg.app import ThousandApplication, build_application
-from bot.tg.callbacks import ACT, decode
-from bot.tg.service import GameService, Session
+from bot.tg.io.app import ThousandApplication, build_application
+from bot.tg.rooms.service import GameService, Session
+from bot.tg.view.callbacks import ACT, decode
 from tests.fakeapi import FakeMessage, FakeTelegramServer, FakeUser, polling
 from tests.fakeapi.server import Button
 

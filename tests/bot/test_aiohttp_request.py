@@ -1,4 +1,4 @@
-"""The aiohttp request layer (``bot/tg/aiohttp_request.py``) keeps python-telegram-bot's
+"""The aiohttp request layer (``bot/tg/io/aiohttp_request.py``) keeps python-telegram-bot's
 request contract: most checks run against both ``AiohttpRequest`` and PTB's own
 ``HTTPXRequest``, on a small aiohttp server on 127.0.0.1 or the fake Bot API server."""
 
@@ -27,8 +27,8 @@ from telegram.request._requestparameter import RequestParameter
 from telegram.warnings import PTBDeprecationWarning
 
 import tests.bot.test_e2e_pictures as e2e_pictures
-from bot.tg.aiohttp_request import AiohttpRequest
-from bot.tg.app import MeasuredAiohttpRequest, MeasuredRequest, build_application
+from bot.tg.io.aiohttp_request import AiohttpRequest
+from bot.tg.io.app import MeasuredAiohttpRequest, MeasuredRequest, build_application
 from tests.bot.helpers import settings_for
 from tests.fakeapi import FakeTelegramServer
 

@@ -9,7 +9,7 @@ import pytest
 from bot.engine.game import apply, legal_actions, new_game
 from bot.engine.rules import make_rules
 from bot.engine.state import Phase
-from bot.tg import callbacks as cb
+from bot.tg.view import callbacks as cb
 
 
 def test_every_action_of_real_games_round_trips_within_64_bytes() -> None:

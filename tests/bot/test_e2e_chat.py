@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.engine.views import public_view
-from bot.tg import render as R
+from bot.tg.view import render as R
 from tests.bot.helpers import idle, open_table, play, running, service, session, start_private, txt
 from tests.fakeapi import FakeTelegramServer
 
@@ -38,7 +38,7 @@ async def test_group_edits_are_coalesced_and_never_over_20_a_minute(
         st = s.state
         current = table if s.shown_deal == 1 else server.chat(GROUP).last_bot_message()
         assert current is not None
-        want = R.render_table("ru", public_view(st), service(app).info(s, s.shown_deal))
+        want = R.render_table("ru", public_view(st), service(app).table.info(s, s.shown_deal))
         assert current.source_text == want.text
         await server.send_text(anna, GROUP, "/stop")
         await server.wait_for(lambda: service(app).session_of_chat(GROUP) is None)

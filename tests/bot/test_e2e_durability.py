@@ -19,7 +19,7 @@ import pytest
 
 from bot.engine.state import Action
 from bot.engine.views import view
-from bot.tg.app import ThousandApplication
+from bot.tg.io.app import ThousandApplication
 from storage import Storage
 from tests.bot.helpers import (
     action_button,
@@ -122,7 +122,7 @@ async def _game_survives(server: FakeTelegramServer, app: ThousandApplication, v
         assert s.state is stuck  # waiting, not lost: the driver retries with backoff
     await server.wait_for(lambda: s.state is not stuck, 20,
                           what="the computer's move after the database came back")
-    service(app).move_delay = 0
+    service(app).config.move_delay = 0
     await _finish(server, app, gid, vera)
     await idle(app)
 
@@ -251,13 +251,13 @@ async def test_stop_and_newgame_agree_with_the_database(
         svc = service(app)
         s = session(app, gid)
         assert s is not None
-        svc._unregister(s)  # memory forgets it; the database still has the lobby
+        svc.kit.registry.unregister(s)  # memory forgets it; the database still has the lobby
         before = server.chat(GROUP).last_bot_message()
         await server.send_text(anna, GROUP, "/newgame")
         said = await server.wait_bot_message(GROUP, after=before)
         assert "уже" in txt(said)  # there is a game here
         assert svc.session_of_chat(GROUP) is not None
-        svc._unregister(svc.sessions[gid])
+        svc.kit.registry.unregister(svc.sessions[gid])
         await server.send_text(anna, GROUP, "/stop")
         lobby = server.chat(GROUP).bot_messages()[0]
         await server.wait_for(lambda: "отменена" in txt(lobby), what="the lobby cancelled")
@@ -300,13 +300,13 @@ async def test_caches_are_pruned(server: FakeTelegramServer, db: Path) -> None:
         await start_private(server, anna)
         svc = service(app)
         for i in range(50):
-            svc._admins[(-1000 - i, i)] = (0.0, True)  # long expired
-            svc.chat_lock(-2000 - i)
+            svc.kit.people.admins[(-1000 - i, i)] = (0.0, True)  # long expired
+            svc.kit.registry.chat_lock(-2000 - i)
         svc.reply(anna.id, "x")  # a private chat's queue, idle once sent
         await idle(app)
-        await svc.sweep()
-        assert not any(k[0] <= -1000 for k in svc._admins)
-        assert not any(c <= -2000 for c in svc._chat_locks)
+        await svc.restore.sweep()
+        assert not any(k[0] <= -1000 for k in svc.kit.people.admins)
+        assert not any(c <= -2000 for c in svc.kit.registry.chat_locks)
         assert anna.id not in svc.outbox.queues
     server.assert_clean()
 

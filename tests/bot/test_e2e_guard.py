@@ -15,8 +15,8 @@ import stat
 from pathlib import Path
 
 from bot.engine.views import view
-from bot.tg.callbacks import ACT, encode
-from bot.tg.service import clean_name
+from bot.tg.rooms.service import clean_name
+from bot.tg.view.callbacks import ACT, encode
 from tests.bot.helpers import (
     action_button,
     idle,
@@ -49,7 +49,7 @@ class Snapshot:
         self.server, self.app, self.gid = server, app, gid
 
     async def take(self) -> tuple[object, ...]:
-        from bot.tg.app import ThousandApplication
+        from bot.tg.io.app import ThousandApplication
 
         assert isinstance(self.app, ThousandApplication)
         await idle(self.app)
@@ -416,6 +416,6 @@ async def test_wrong_hand_person_cannot_move(server: FakeTelegramServer, db: Pat
 
 def _codes(actions: tuple[object, ...]) -> list[str]:
     from bot.engine.state import Action
-    from bot.tg.callbacks import encode_action
+    from bot.tg.view.callbacks import encode_action
 
     return [encode_action(a) for a in actions if isinstance(a, Action)]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bot.ai.explain import analyse
 from bot.engine.views import view
-from bot.tg.callbacks import decode
+from bot.tg.view.callbacks import decode
 from tests.bot.helpers import (
     click_data,
     idle,

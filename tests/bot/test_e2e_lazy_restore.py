@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.tg.restore import RestoreRoom
-from bot.tg.service import Session
+from bot.tg.rooms.restore import RestoreRoom
+from bot.tg.rooms.service import Session
 from storage import Game
 from tests.bot.helpers import (
     action_button,
@@ -124,7 +124,7 @@ async def test_background_restore_and_a_touch_of_the_same_game_rebuild_it_once(
     async with running(server, db, seed=3) as app:
         svc = service(app)
         await asyncio.wait_for(started.wait(), 5)  # the background restore began
-        await svc.touch_game(gid)  # a press meanwhile: waits, does not rebuild again
+        await svc.restore.touch_game(gid)  # a press meanwhile: waits, does not rebuild again
         assert gid in svc.sessions and rebuilt[gid] == 1
         await svc.touch_chat(vera.id)
         await asyncio.wait_for(svc.restored.wait(), 5)

@@ -11,7 +11,7 @@ from pathlib import Path
 from bot.engine.game import forced_action
 from bot.engine.state import Action, GameState
 from bot.engine.views import view
-from bot.tg.session import Session
+from bot.tg.rooms.session import Session
 from tests.bot.helpers import action_button, idle, running, service, session, smart, start_private
 from tests.fakeapi import FakeMessage, FakeTelegramServer, FakeUser
 from tests.fakeapi.server import Button

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.engine.views import view
-from bot.tg.callbacks import action_data
+from bot.tg.view.callbacks import action_data
 from tests.bot.helpers import (
     action_button,
     idle,

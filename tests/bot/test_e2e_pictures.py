@@ -13,10 +13,10 @@ from PIL import Image
 from bot.engine.record import load_record, score_sheet
 from bot.i18n import t
 from bot.pictures import RACE_SIZE, sheet_size
-from bot.tg.app import ThousandApplication
-from bot.tg.callbacks import PICTURES, decode
-from bot.tg.media import MAX_RECORD_BYTES
+from bot.tg.io.app import ThousandApplication
 from bot.tg.model import sheet_row
+from bot.tg.rooms.media import MAX_RECORD_BYTES
+from bot.tg.view.callbacks import PICTURES, decode
 from tests.bot.helpers import idle, open_table, play, running, service, session, start_private
 from tests.fakeapi import FakeMessage, FakeTelegramServer, FakeUser
 

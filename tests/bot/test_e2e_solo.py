@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from bot.engine.views import view
-from bot.tg.callbacks import decode
+from bot.tg.view.callbacks import decode
 from tests.bot.helpers import (
     buttons_at,
     click_and_wait,

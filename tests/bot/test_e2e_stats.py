@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from bot.ratings import MU, SIGMA
-from bot.tg.app import ThousandApplication
+from bot.tg.io.app import ThousandApplication
+from bot.tg.rooms.ratings import RatingsRoom
 from tests.bot.helpers import (
     idle,
     open_table,
@@ -154,7 +155,7 @@ async def test_a_game_counts_once_across_restarts_even_after_a_crash(
     anna = server.add_user(9021, "Анна")
     lost = monkeypatch.context()
     with lost as m:
-        m.setattr("bot.tg.lobby.record_later", lambda service, s: None)
+        m.setattr(RatingsRoom, "record_later", lambda self, s: None)
         async with running(server, db) as app:
             await start_private(server, anna)
             gid = await solo_game(server, app, anna, seed=3)

@@ -37,9 +37,9 @@ from bot.engine.record import apply_recorded
 from bot.engine.rules import rules_from_dict
 from bot.engine.state import Action, GameState, parse_action
 from bot.engine.views import view
-from bot.tg.callbacks import decode
-from bot.tg.handlers import UPDATE_TYPES, add_handlers
+from bot.tg.io.handlers import UPDATE_TYPES, add_handlers
 from bot.tg.model import replay, seats_from_json
+from bot.tg.view.callbacks import decode
 from storage import Backend, Game, open_storage
 from tests.bot.helpers import action_button, smart, start_private, txt
 from tests.bot.procs import SECRET, BotExited, BotProcess, bots, free_port, probe
@@ -615,7 +615,7 @@ async def test_two_processes_on_one_postgresql(
           f"(SIGKILL to the computer's next move, stored by the other); "
           f"deliveries {counts}; unanswered presses "
           f"{solo_tally.unanswered + group_tally.unanswered}")
-    assert takeover < 15, takeover  # the lease lasts 6 s (bot/tg/coord.py)
+    assert takeover < 15, takeover  # the lease lasts 6 s (bot/tg/io/coord.py)
 
 
 async def _kill_the_lease_holder(

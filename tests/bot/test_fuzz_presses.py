@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.engine.views import view
-from bot.tg.app import ThousandApplication
-from bot.tg.callbacks import ACT, decode, encode_action
+from bot.tg.io.app import ThousandApplication
+from bot.tg.view.callbacks import ACT, decode, encode_action
 from tests.bot.helpers import idle, open_table, running, service, session, start_private
 from tests.fakeapi import FakeTelegramServer
 

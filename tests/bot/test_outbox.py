@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TimedOut
 
-from bot.tg.outbox import GroupBudget, Outbox
-from bot.tg.render import Button, Rendered
+from bot.tg.io.outbox import GroupBudget, Outbox
+from bot.tg.view.render import Button, Rendered
 
 GROUP = -100
 

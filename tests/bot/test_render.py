@@ -13,9 +13,9 @@ from bot.engine.rules import RULE_IDS, RULE_SPECS, RulesError, make_rules
 from bot.engine.state import BID, CONTRACT, GameState, IllegalAction, Phase
 from bot.engine.views import TableView, public_view, view
 from bot.i18n import has
-from bot.tg import callbacks as cb
-from bot.tg import render as R
 from bot.tg.model import Event, sheet_row
+from bot.tg.view import callbacks as cb
+from bot.tg.view import render as R
 
 SEATS = (R.SeatLabel("Анна"), R.SeatLabel("Борис <b>"), R.SeatLabel("Вера", computer=True),
          R.SeatLabel("Глеб", auto=True))
@@ -298,8 +298,10 @@ def _engine_codes() -> dict[str, set[str]]:
     import ast
     from pathlib import Path
 
+    import bot.engine
+
     codes: dict[str, set[str]] = {}
-    root = Path(R.__file__).resolve().parents[1] / "engine"
+    root = Path(bot.engine.__file__).resolve().parent
     for path in root.glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):

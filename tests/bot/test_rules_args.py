@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.engine.rules import RulesError, make_rules
-from bot.tg.render import refusal_text
-from bot.tg.service import fit_rules, rules_from_args
+from bot.tg.rooms.service import fit_rules, rules_from_args
+from bot.tg.view.render import refusal_text
 
 
 def test_newgame_words() -> None:

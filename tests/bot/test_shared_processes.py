@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from telegram import Bot
 
-from bot.tg import render as R
-from bot.tg.coord import SharedCoordinator, SharedSends
-from bot.tg.outbox import Outbox
-from bot.tg.service import ChatRef, GameService, UserRef, Where
-from bot.tg.thinking import Thinker
+from bot.tg.io.coord import SharedCoordinator, SharedSends
+from bot.tg.io.outbox import Outbox
+from bot.tg.io.thinking import Thinker
+from bot.tg.rooms.service import ChatRef, GameService, UserRef, Where
+from bot.tg.view import render as R
 from storage import Backend, Storage
 from storage.postgres import PostgresStorage
 from tests.bot.helpers import txt
@@ -53,11 +53,11 @@ class Proc:
         ref = UserRef(user.id, user.first_name, language_code="ru")
         await self.service.touch_chat(chat_id)
         if name == "start":
-            await self.service.start_cmd(ref, "")
+            await self.service.commands.start_cmd(ref, "")
         elif name == "newgame":
-            await self.service.newgame(chat, ref, args or [])
+            await self.service.commands.newgame(chat, ref, args or [])
         elif name == "stop":
-            await self.service.stop(chat, ref)
+            await self.service.commands.stop(chat, ref)
 
     async def press(self, user: FakeUser, chat_id: int, message_id: int,
                     data: str) -> str | None:
@@ -69,9 +69,8 @@ class Proc:
     async def die(self) -> None:
         """The process is killed: its tasks stop, nothing is cleaned up or released."""
         svc = self.service
-        svc._closing = True
-        tasks = [t for t in (*svc._tasks, svc._sweeper, svc._restorer, svc._coordinator)
-                 if t is not None]
+        svc.kit.tasks.closing = True
+        tasks = [t for t in (*svc.kit.tasks.all, *svc.restore.background) if t is not None]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -109,12 +108,12 @@ async def process(server: FakeTelegramServer, db: str, name: str, *, move_delay:
     svc = GameService(storage, outbox, thinker, bot=bot, move_delay=move_delay,
                       computer_level="random", turn_timeout=600, rng=random.Random(name),
                       coord=coord)
-    await svc.restore()
+    await svc.start()
     proc = Proc(name, svc, storage, bot, thinker)
     try:
         yield proc
     finally:
-        if not svc._closing:
+        if not svc.kit.tasks.closing:
             await svc.close()
             await svc.outbox.close()
         thinker.close()
@@ -355,7 +354,7 @@ async def test_a_renewal_that_read_an_older_version_rebuilds_nothing(
         await a.service.outbox.idle(5)
         requests = len(server.requests)
         assert s.store_version > 0
-        await a.service._take_over(gid, s.store_version - 1)  # what a late renewal read
+        await a.service.restore._take_over(gid, s.store_version - 1)  # what a late renewal read
         await a.service.outbox.idle(5)
         assert a.service.sessions[gid] is s  # not rebuilt
         sent = [r.method for r in server.requests[requests:] if r.method != "getUpdates"]

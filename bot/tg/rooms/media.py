@@ -3,7 +3,7 @@
 * ``/score`` shows a "🖼" button (``callbacks.PICTURES``) under the sheet; pressed in the
   game's chat, it sends the score-sheet picture and the race to 1000 as two photos.  The game
   is looked up in storage, so the button of a finished or stopped game works too.
-* The end of a game: the two pictures follow the final sheet (``_pictures_after_end``).
+* The end of a game: the two pictures follow the final sheet (``pictures_after_end``).
 * ``/export``: the chat's current or last game as a ``thousand-record/1`` JSON file
   (``storage.export_game``).  A game in progress is not exported: its record names the seed,
   and so every hand.
@@ -30,11 +30,12 @@ from telegram.error import TelegramError
 from bot.engine.record import load_record
 from bot.i18n import Lang, norm_lang, t
 from bot.pictures import render_race_png, render_sheet_png
-from bot.tg import callbacks as cb
-from bot.tg import render as R
-from bot.tg.commands import CommandsRoom
 from bot.tg.model import seats_from_json, sheet_row
-from bot.tg.session import CACHE_LIMIT, Answer, ChatRef, Reply, Session, UserRef, Where
+from bot.tg.rooms.base import Kit
+from bot.tg.rooms.membership import MembershipRoom
+from bot.tg.rooms.session import CACHE_LIMIT, Answer, ChatRef, Session, UserRef, Where
+from bot.tg.view import callbacks as cb
+from bot.tg.view import render as R
 
 log = logging.getLogger(__name__)
 
@@ -63,27 +64,26 @@ def record_sheet(lang: Lang, data: bytes) -> str:
     return R.render_score(lang, rows, labels, title=t(lang, "export.sheet_title"))
 
 
-class MediaRoom(CommandsRoom):
+class MediaRoom:
     """Pictures, record files."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, kit: Kit, membership: MembershipRoom) -> None:
+        self.kit = kit
+        self.storage = kit.storage
+        self.outbox = kit.outbox
+        self.bot = kit.bot
+        self.people = kit.people
+        self.tasks = kit.tasks
+        self.membership = membership
         self.end_pictures = True  # post the pictures when a game ends
         self._drawing: set[tuple[int, int]] = set()  # (chat, game) being drawn
         self._drawn: dict[tuple[int, int], tuple[int, float]] = {}  # -> (deals, when sent)
 
     # ------------------------------------------------------------------ pictures
 
-    async def press(self, data: str | None, user: UserRef, where: Where,
-                    reply: Reply | None = None) -> Answer:
-        c = cb.decode(data)
-        if c is not None and c.verb == cb.PICTURES:
-            return await self.pictures_press(c, user, where)
-        return await super().press(data, user, where, reply)
-
     async def pictures_press(self, c: cb.Callback, user: UserRef, where: Where) -> Answer:
         """"🖼" pressed under the score sheet of game ``c.game_id`` in ``where``'s chat."""
-        lang = self.lang_for_user(user.id)
+        lang = self.people.lang_for_user(user.id)
         game = await self.storage.get_game(c.game_id)
         if game is None or where.chat_id is None or game.chat_id != where.chat_id:
             return Answer(t(lang, "guard.wrong_place"))
@@ -103,8 +103,9 @@ class MediaRoom(CommandsRoom):
         self._draw(game.chat_id, game.game_id, clang, names, rows)
         return Answer()
 
-    def _pictures_after_end(self, s: Session, rows: list[dict[str, Any]]) -> None:
-        if self.end_pictures and rows and not self._closing:
+    def pictures_after_end(self, s: Session, rows: list[dict[str, Any]]) -> None:
+        """The end of a game (``TableHooks.game_over``): its pictures after the final sheet."""
+        if self.end_pictures and rows and not self.tasks.closing:
             self._draw(s.chat_id, s.game_id, s.lang, [x.name for x in s.seats], rows)
 
     def _draw(self, chat_id: int, game_id: int, lang: Lang, names: list[str],
@@ -129,21 +130,19 @@ class MediaRoom(CommandsRoom):
             self.outbox.send_photo(chat_id, f"race-{game_id}.png", race,
                                    t(lang, "pictures.caption_race"))
 
-        task = asyncio.get_running_loop().create_task(run(), name=f"pictures:{game_id}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.tasks.spawn_free(run(), f"pictures:{game_id}")
 
     # ------------------------------------------------------------------ records
 
     async def export_cmd(self, chat: ChatRef, user: UserRef | None) -> None:
         """``/export``: the last game of the chat as a record file (not while it is played)."""
-        lang = await self.chat_lang(chat, user)
+        lang = await self.people.chat_lang(chat, user)
         game = await self.storage.last_game(chat.id)
         if game is None or game.status == "lobby":
-            self.reply(chat.id, t(lang, "export.none"))
+            self.kit.reply(chat.id, t(lang, "export.none"))
             return
         if game.status == "playing":
-            self.reply(chat.id, t(lang, "export.playing"))
+            self.kit.reply(chat.id, t(lang, "export.playing"))
             return
         text = await self.storage.export_game(game.game_id)
         self.outbox.send_document(chat.id, f"thousand-{game.game_id}.json", text.encode(),
@@ -152,30 +151,30 @@ class MediaRoom(CommandsRoom):
     async def record_file(self, chat: ChatRef, user: UserRef, file_id: str,
                           size: int | None) -> None:
         """A file sent to the bot in private: the score sheet of the record in it."""
-        await self.private_message(user)
-        lang = self.lang_for_user(user.id)
+        await self.membership.private_message(user)
+        lang = self.people.lang_for_user(user.id)
         if size is not None and size > MAX_RECORD_BYTES:
-            self.reply(chat.id, t(lang, "export.too_big"))
+            self.kit.reply(chat.id, t(lang, "export.too_big"))
             return
         try:
             file = await self.bot.get_file(file_id)
             if file.file_size is not None and file.file_size > MAX_RECORD_BYTES:
-                self.reply(chat.id, t(lang, "export.too_big"))
+                self.kit.reply(chat.id, t(lang, "export.too_big"))
                 return
             data = bytes(await file.download_as_bytearray())
         except TelegramError as e:
             log.info("a record file was not downloaded: %s", e)
-            self.reply(chat.id, t(lang, "export.too_big" if "too big" in str(e).lower()
+            self.kit.reply(chat.id, t(lang, "export.too_big" if "too big" in str(e).lower()
                                   else "export.not_downloaded"))
             return
         if len(data) > MAX_RECORD_BYTES:
-            self.reply(chat.id, t(lang, "export.too_big"))
+            self.kit.reply(chat.id, t(lang, "export.too_big"))
             return
         try:
             text = await asyncio.to_thread(record_sheet, lang, data)
         except (ValueError, TypeError, KeyError, IndexError, AttributeError,
                 RecursionError) as e:  # RecordError, JSON and UTF-8 errors are ValueErrors
             log.info("a file from %s is not a record: %s", user.id, e)
-            self.reply(chat.id, t(lang, "export.broken"))
+            self.kit.reply(chat.id, t(lang, "export.broken"))
             return
-        self.reply(chat.id, text)
+        self.kit.reply(chat.id, text)

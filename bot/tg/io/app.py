@@ -22,12 +22,12 @@ from telegram.request import BaseRequest, HTTPXRequest
 from bot.config import Settings
 from bot.i18n import t
 from bot.tg import metrics as M
-from bot.tg.aiohttp_request import AiohttpRequest
-from bot.tg.coord import SharedCoordinator, SharedSends, owner_name
-from bot.tg.handlers import add_handlers
-from bot.tg.outbox import Outbox
-from bot.tg.service import GameService
-from bot.tg.thinking import Thinker
+from bot.tg.io.aiohttp_request import AiohttpRequest
+from bot.tg.io.coord import SharedCoordinator, SharedSends, owner_name
+from bot.tg.io.handlers import add_handlers
+from bot.tg.io.outbox import Outbox
+from bot.tg.io.thinking import Thinker
+from bot.tg.rooms.service import GameService
 from storage import Backend, open_storage
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,7 @@ class ThousandApplication(MeasuredApplication):
         outbox = Outbox(self.bot, group_per_minute=s.group_messages_per_minute)
         thinker = Thinker(workers=s.computer_workers, budget=s.computer_think_seconds)
         coord = None
-        if s.database_url:  # several processes may share the database (bot/tg/coord.py)
+        if s.database_url:  # several processes may share the database (bot/tg/io/coord.py)
             owner = owner_name(s.instance_name)
             coord = SharedCoordinator(self.storage, owner)
             outbox.shared = SharedSends(self.storage, owner)
@@ -91,11 +91,11 @@ class ThousandApplication(MeasuredApplication):
             self.storage, outbox, thinker, bot=self.bot, turn_timeout=s.turn_timeout,
             move_delay=s.computer_move_delay, computer_level=s.computer_level, rng=self.rng,
             lobby_ttl=s.lobby_ttl, game_ttl=s.game_ttl, coord=coord)
-        service.bot_username = self.bot.username
+        service.config.bot_username = self.bot.username
         self.service = service
         self.bot_data["service"] = service
         await self._register_commands()
-        restored = await service.restore()
+        restored = await service.start()
         log.info("bot @%s ready, %d games in progress (rebuilt when touched, or in the "
                  "background)", self.bot.username, restored)
 

@@ -1,4 +1,8 @@
-"""PTB handlers: thin — read the update, call the game service, answer.
+"""PTB handlers: thin — read the update, hand it to the room that owns it, answer.
+
+Commands go to ``service.commands`` (but /stats and /top: ``service.ratings``, /export and
+files: ``service.media``), buttons to ``service.buttons``, the bot's own membership and
+migrations to ``service.membership``, the touch before every update to ``service.restore``.
 
 Every callback query is answered exactly once, whatever happens (a popup for a refused
 press, a deep link for a person who has not started the bot, nothing for an accepted one).
@@ -24,9 +28,8 @@ from telegram.ext import (
 )
 
 from bot.i18n import lang_of, t
-from bot.tg.ratings_room import show_stats, show_top
-from bot.tg.render import popup
-from bot.tg.service import Answer, ChatKind, ChatRef, GameService, Reply, UserRef, Where
+from bot.tg.rooms.service import Answer, ChatKind, ChatRef, GameService, Reply, UserRef, Where
+from bot.tg.view.render import popup
 from storage import StorageError
 
 log = logging.getLogger(__name__)
@@ -95,52 +98,52 @@ async def on_start(update: Update, context: Ctx) -> None:
     chat, user = refs
     service = service_of(context)
     if chat.kind != "private":
-        service.help(chat.id, await service.chat_lang(chat, user))
+        service.commands.help(chat.id, await service.kit.people.chat_lang(chat, user))
         return
-    await service.start_cmd(user, context.args[0] if context.args else "")
+    await service.commands.start_cmd(user, context.args[0] if context.args else "")
 
 
 async def on_newgame(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
-        await service_of(context).newgame(refs[0], refs[1], list(context.args or []))
+        await service_of(context).commands.newgame(refs[0], refs[1], list(context.args or []))
 
 
 async def on_score(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
-        await service_of(context).score(refs[0], refs[1])
+        await service_of(context).commands.score(refs[0], refs[1])
 
 
 async def on_rules(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
-        await service_of(context).rules_cmd(refs[0], refs[1], list(context.args or []))
+        await service_of(context).commands.rules_cmd(refs[0], refs[1], list(context.args or []))
 
 
 async def on_help(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
         service = service_of(context)
-        service.help(refs[0].id, await service.chat_lang(refs[0], refs[1]))
+        service.commands.help(refs[0].id, await service.kit.people.chat_lang(refs[0], refs[1]))
 
 
 async def on_leave(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
-        await service_of(context).leave(refs[0], refs[1])
+        await service_of(context).commands.leave(refs[0], refs[1])
 
 
 async def on_stop(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
-        await service_of(context).stop(refs[0], refs[1])
+        await service_of(context).commands.stop(refs[0], refs[1])
 
 
 async def on_export(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
-        await service_of(context).export_cmd(refs[0], refs[1])
+        await service_of(context).media.export_cmd(refs[0], refs[1])
 
 
 async def on_document(update: Update, context: Ctx) -> None:
@@ -150,19 +153,19 @@ async def on_document(update: Update, context: Ctx) -> None:
     if refs is None or msg is None or msg.document is None:
         return
     doc = msg.document
-    await service_of(context).record_file(refs[0], refs[1], doc.file_id, doc.file_size)
+    await service_of(context).media.record_file(refs[0], refs[1], doc.file_id, doc.file_size)
 
 
 async def on_stats(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
-        await show_stats(service_of(context), refs[0], refs[1])
+        await service_of(context).ratings.show_stats(refs[0], refs[1])
 
 
 async def on_top(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
-        await show_top(service_of(context), refs[0], refs[1])
+        await service_of(context).ratings.show_top(refs[0], refs[1])
 
 
 async def on_private_text(update: Update, context: Ctx) -> None:
@@ -171,20 +174,20 @@ async def on_private_text(update: Update, context: Ctx) -> None:
     if refs is None:
         return
     service = service_of(context)
-    await service.private_message(refs[1])
-    await service.hint(refs[0], refs[1], command=False)
+    await service.membership.private_message(refs[1])
+    await service.commands.hint(refs[0], refs[1], command=False)
 
 
 async def on_lang(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
-        await service_of(context).lang_cmd(refs[0], refs[1], list(context.args or []))
+        await service_of(context).commands.lang_cmd(refs[0], refs[1], list(context.args or []))
 
 
 async def on_table(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
-        await service_of(context).table_cmd(refs[0], refs[1])
+        await service_of(context).commands.table_cmd(refs[0], refs[1])
 
 
 async def on_unknown_command(update: Update, context: Ctx) -> None:
@@ -198,7 +201,7 @@ async def on_unknown_command(update: Update, context: Ctx) -> None:
     mine = (context.bot.username or "").lower()
     if target != mine and (target or refs[0].kind != "private"):
         return  # another bot's command, or a bare one in a group
-    await service_of(context).hint(refs[0], refs[1], command=True)
+    await service_of(context).commands.hint(refs[0], refs[1], command=True)
 
 
 async def on_callback(update: Update, context: Ctx) -> None:
@@ -219,7 +222,7 @@ async def on_callback(update: Update, context: Ctx) -> None:
     where = Where(msg.chat.id if msg is not None and query.inline_message_id is None else None,
                   msg.message_id if msg is not None else None)
     try:
-        answer = await service_of(context).press(query.data, user, where, reply)
+        answer = await service_of(context).buttons.press(query.data, user, where, reply)
     except StorageError as e:
         log.warning("a button press was not stored: %s", e)
         answer = Answer(t(lang_of(user.language_code), "guard.not_saved"), alert=True)
@@ -235,9 +238,9 @@ async def on_migrate(update: Update, context: Ctx) -> None:
         return
     service = service_of(context)
     if msg.migrate_to_chat_id:
-        await service.migrate(msg.chat.id, msg.migrate_to_chat_id)
+        await service.membership.migrate(msg.chat.id, msg.migrate_to_chat_id)
     elif msg.migrate_from_chat_id:
-        await service.migrate(msg.migrate_from_chat_id, msg.chat.id)
+        await service.membership.migrate(msg.migrate_from_chat_id, msg.chat.id)
 
 
 async def on_my_chat_member(update: Update, context: Ctx) -> None:
@@ -249,14 +252,14 @@ async def on_my_chat_member(update: Update, context: Ctx) -> None:
     gone = status in (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT)
     if change.chat.type == ChatType.PRIVATE:
         if gone:
-            await service.user_blocked(change.chat.id)
+            await service.membership.user_blocked(change.chat.id)
         else:
-            await service.private_message(user_ref(change.from_user))
+            await service.membership.private_message(user_ref(change.from_user))
     elif gone:
-        await service.bot_kicked(change.chat.id)
+        await service.membership.bot_kicked(change.chat.id)
     elif change.old_chat_member.status in (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT):
         adder = change.from_user
-        await service.bot_added(chat_ref(change.chat),
+        await service.membership.bot_added(chat_ref(change.chat),
                                 None if adder.is_bot else user_ref(adder))
 
 
@@ -267,7 +270,7 @@ async def on_touch(update: Update, context: Ctx) -> None:
     if chat is None:
         return
     try:
-        await service_of(context).touch_chat(chat.id)
+        await service_of(context).restore.touch_chat(chat.id)
     except StorageError as e:  # the handler itself meets the database's answer
         log.warning("chat %s: its game was not checked: %s", chat.id, e)
 

@@ -80,7 +80,7 @@ from telegram.error import (
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.tg import metrics
-from bot.tg.render import Keyboard, Rendered
+from bot.tg.view.render import Keyboard, Rendered
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +216,7 @@ class ChatQueue:
 
 
 class Shared(Protocol):
-    """Coordination with other processes (``bot.tg.coord.SharedSends``)."""
+    """Coordination with other processes (``bot.tg.io.coord.SharedSends``)."""
 
     async def group_send(self, chat_id: int, limit: int, window: float) -> float: ...
 

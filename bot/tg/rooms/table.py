@@ -1,13 +1,19 @@
-"""The table room: the path of a press and of every move.
+"""The table room: the path of every move, once a press has reached it (``buttons.py``).
 
-    press (handlers) → ``press``: decode, check the chat the button was on, take the chat's
-    lock, check again → ``game_press``: seat, turn, version, legal → ``_commit``:
-    ``engine.apply`` → ``storage.append_action`` (one transaction; nothing is shown before it)
-    → ``refresh``: render the views → ``outbox.put`` → ``schedule``: drive the computer
-    seats or arm the turn timer.
+    ``game_press``: seat, turn, version, legal → ``_commit``: ``engine.apply`` →
+    ``storage.append_action`` (one transaction; nothing is shown before it) → ``refresh``:
+    render the views → ``outbox.put`` → ``schedule``: drive the computer seats or arm the
+    turn timer.
 
 Computer moves (``_drive``) and moves for absent people (``_time_out``) take the same path
-through ``_machine_move``; a storage error there is retried with backoff."""
+through ``_machine_move``; a storage error there is retried with backoff.
+
+The table owns a playing game's state and its messages; it calls no other room.  Its two
+upward needs are the narrow callbacks of ``TableHooks``, set by ``service.py`` once the
+rooms above are built: ``game_over`` (the lobby posts the final sheet, the media room the
+pictures, the ratings room counts the game) and ``reload`` (the restore room rebuilds a game
+whose stored copy is newer than memory's).
+"""
 
 from __future__ import annotations
 
@@ -15,15 +21,13 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from bot.engine.game import apply, forced_action
 from bot.engine.state import Action, GameState, IllegalAction, Phase
 from bot.engine.views import public_view, view
 from bot.i18n import esc, t
-from bot.tg import callbacks as cb
-from bot.tg import render as R
-from bot.tg.core import ServiceCore
-from bot.tg.hints import analysis_press, hint_press, hints_allowed
 from bot.tg.model import (
     BY_AUTO,
     BY_COMPUTER,
@@ -37,23 +41,24 @@ from bot.tg.model import (
     sheet_row,
     snapshot,
 )
-from bot.tg.session import (
+from bot.tg.rooms.base import Kit
+from bot.tg.rooms.session import (
     AWAY,
     AWAY_AFTER,
     EDIT_SAVE,
     NEW_MESSAGE_SAVE,
     Answer,
     Backoff,
-    LobbyCopy,
     Reply,
     Session,
     UserRef,
-    Where,
     hand_key,
-    lobby_key,
+    hints_allowed,
     reminder_key,
     table_key,
 )
+from bot.tg.view import callbacks as cb
+from bot.tg.view import render as R
 from storage import (
     Outcome,
     StatusConflict,
@@ -64,65 +69,63 @@ from storage import (
 log = logging.getLogger(__name__)
 
 
-class TableRoom(ServiceCore):
+async def _no_reload(s: Session) -> None:
+    raise NotImplementedError("TableHooks.reload is set by the service")
+
+
+@dataclass
+class TableHooks:
+    """The table's upward callbacks (set by ``GameService`` after the rooms are built)."""
+
+    game_over: Callable[[Session], None] = lambda s: None
+    """A game just ended (its final move is stored and shown; it is unregistered)."""
+    reload: Callable[[Session], Awaitable[None]] = _no_reload
+    """Storage disagrees with memory (another process?): rebuild the session."""
+
+
+class TableRoom:
     """Moves, the table and hand messages, computer seats and turn timers."""
 
-    async def press(self, data: str | None, user: UserRef, where: Where,
-                    reply: Reply | None = None) -> Answer:
-        """A button press anywhere; the answer is shown to the presser (through ``reply``
-        when it is given and may be sent early).  A press is checked under the chat's lock
-        against the game's current state: its data, the chat it came from and the seat of
-        the presser; a refused press changes nothing."""
-        c = cb.decode(data)
-        lang = self.lang_for_user(user.id)
-        if c is None:
-            return Answer(t(lang, "popup.unknown"))
-        if where.chat_id is None:
-            return Answer(t(lang, "guard.wrong_place"))
-        if c.verb in (cb.REMATCH, cb.NEW_TABLE):  # on the final sheet of an ended game
-            return await self.end_press(c, user, where)
-        if c.verb == cb.ANALYSE:  # a deal's summary, also after the game ended (hints.py)
-            return await analysis_press(self, c, user, where)
-        await self.touch_game(c.game_id)  # rebuilt if not yet (restore.py)
-        s = self.sessions.get(c.game_id)
-        if s is None:
-            return Answer(t(lang, "popup.stale"))
-        if not self._in_place(s, c, user, where):
-            log.info("press of %s on game %s from chat %s refused: not its place",
-                     user.id, c.game_id, where.chat_id)
-            return Answer(t(lang, "guard.wrong_place"))
-        if c.verb == cb.HINT:  # read-only, thought in the pool: the table does not wait
-            return await hint_press(self, s, c, user)
-        async with s.lock:
-            if self.sessions.get(c.game_id) is not s or not self._in_place(s, c, user, where):
-                return Answer(t(lang, "popup.stale"))
-            if s.status == "lobby":
-                saved = LobbyCopy.of(s)
-                try:
-                    return await self.lobby_press(s, c, user)
-                except (VersionConflict, StatusConflict):
-                    saved.restore(s)
-                    await self._reload_lobby(s)
-                    return Answer(t(lang, "popup.stale"))
-                except StorageError as e:
-                    log.warning("game %s: a lobby change was not stored: %s", s.game_id, e)
-                    saved.restore(s)
-                    return Answer(t(lang, "guard.not_saved"), alert=True)
-            return await self.game_press(s, c, user, reply)
+    def __init__(self, kit: Kit, hooks: TableHooks) -> None:
+        self.storage = kit.storage
+        self.outbox = kit.outbox
+        self.thinker = kit.thinker
+        self.coord = kit.coord
+        self.config = kit.config
+        self.registry = kit.registry
+        self.people = kit.people
+        self.tasks = kit.tasks
+        self.ids = kit.ids
+        self.hooks = hooks
+        kit.tasks.on_died = self.resume
 
-    @staticmethod
-    def _in_place(s: Session, c: cb.Callback, user: UserRef, where: Where) -> bool:
-        """Is the press on a message where this button is shown?  Hand buttons (moves) live
-        in the presser's own private chat; lobby and table buttons in the game's chat."""
-        if where.chat_id is None:
-            return False
-        if c.verb in (cb.ACT, cb.HINT):
-            return where.chat_id == user.id
-        return where.chat_id == s.chat_id
+    def resume(self, s: Session) -> None:
+        """A background task of ``s`` died (``Tasks``): its moves and timers re-armed."""
+        if self.tasks.closing or not self.registry.live(s):
+            return
+        if s.ids_dirty:
+            self.ids.save(s)
+        self.schedule(s)
+
+    def _want_lease(self, s: Session) -> None:
+        """Several processes: ``s`` needs its timers or computer moves run but this process
+        does not hold its lease: it takes it if nobody holds it, then schedules."""
+        if s.claiming or self.tasks.closing:
+            return
+        s.claiming = True
+
+        async def run() -> None:
+            try:
+                if await self.coord.claim(s.game_id) and self.registry.live(s):
+                    self.schedule(s)
+            finally:
+                s.claiming = False
+
+        self.tasks.spawn(s, run(), f"lease:{s.game_id}")
 
     async def game_press(self, s: Session, c: cb.Callback, user: UserRef,
                          reply: Reply | None = None) -> Answer:
-        lang = self.lang_for_user(user.id) if not s.solo else s.lang
+        lang = self.people.lang_for_user(user.id) if not s.solo else s.lang
         st = s.state
         if s.status != "playing" or st is None:
             return Answer(t(lang, "popup.stale"))
@@ -156,12 +159,12 @@ class TableRoom(ServiceCore):
         except IllegalAction:  # pragma: no cover - checked above
             return Answer(t(lang, "popup.unknown"))
         except (VersionConflict, StatusConflict):
-            await self._reload(s)
+            await self.hooks.reload(s)
             return Answer(t(lang, "popup.stale"))
         except StorageError as e:
             log.warning("game %s: a move of seat %s was not stored: %s", s.game_id, seat, e)
             return Answer(t(lang, "guard.not_saved"), alert=True)
-        s.touched = self.clock()
+        s.touched = self.config.clock()
         return Answer()
 
     async def _commit(self, s: Session, seat: int, action: Action, by: str) -> None:
@@ -170,7 +173,7 @@ class TableRoom(ServiceCore):
         assert before is not None
         after = apply(before, action, seat)
         if s.ids_urgent:  # a message sent for the last move: its id is stored first, so a
-            await self._write_ids(s)  # restart after this move never sends it again
+            await self.ids.write(s)  # restart after this move never sends it again
         rows = [(r.number, json.dumps(sheet_row(r)))
                 for r in after.history[len(before.history):]]
         outcome = None
@@ -180,7 +183,7 @@ class TableRoom(ServiceCore):
         text = str(action)
         await self.storage.append_action(
             s.game_id, s.store_version, move_record(seat, text, by), snapshot(after),
-            deadline=self._deadline(s, after), sheet_rows=rows, outcome=outcome,
+            deadline=self.deadline(s, after), sheet_rows=rows, outcome=outcome,
             human=by == BY_HUMAN)
         s.store_version += 1
         s.state = after
@@ -195,7 +198,7 @@ class TableRoom(ServiceCore):
             uid = s.seats[seat].user_id
             s.reminded.add(seat)
             self.outbox.put(uid, reminder_key(s.game_id, seat),
-                            R.Rendered(t(self.lang_for_user(uid), "autopilot.private")))
+                            R.Rendered(t(self.people.lang_for_user(uid), "autopilot.private")))
         elif not (s.seats[seat].auto and s.seats[seat].why == AWAY):
             self._forget_reminder(s, seat)
         if by == BY_HUMAN:
@@ -205,18 +208,18 @@ class TableRoom(ServiceCore):
         if outcome is not None:
             s.status = "finished"
         if by == BY_HUMAN:  # the computers' replies to this press merge into its edit
-            s.merge_until = self.clock() + self.move_delay
+            s.merge_until = self.config.clock() + self.config.move_delay
         if outcome is None and self._replies_follow(s, after):
             self._refresh_later(s)
         else:
             self.refresh(s)
         if outcome is not None:
-            self._unregister(s)
-            self._game_over(s)
+            self.registry.unregister(s)
+            self.hooks.game_over(s)
         elif by == BY_TIMEOUT and s.timeouts[seat] >= AWAY_AFTER and not s.seats[seat].auto:
             # twice in a row nobody answered: the computer plays on at normal speed until
             # the person presses anything again
-            await self._set_auto(s, seat, True, AWAY)
+            await self.set_auto(s, seat, True, AWAY)
         else:
             self.schedule(s)
 
@@ -232,16 +235,13 @@ class TableRoom(ServiceCore):
         if mid is not None:
             self.outbox.delete(uid, mid)
 
-    def _game_over(self, s: Session) -> None:
-        """Hook for the end of a game (the lobby room posts the final sheet and a rematch)."""
-
-    def _deadline(self, s: Session, st: GameState) -> float | None:
+    def deadline(self, s: Session, st: GameState) -> float | None:
         seat = st.to_act
         if s.solo or seat < 0 or st.phase == Phase.GAME_OVER:
             return None
         if s.seats[seat].played_by_computer:
             return None
-        return self.clock() + self.turn_timeout
+        return self.config.clock() + self.config.turn_timeout
 
     def info(self, s: Session, deal: int) -> R.TableInfo:
         return R.TableInfo(s.game_id, s.labels(), tuple(s.events.get(deal, ())), s.solo,
@@ -250,7 +250,7 @@ class TableRoom(ServiceCore):
     def _replies_follow(self, s: Session, st: GameState) -> bool:
         """Within a press's merge window, is the next move made at once (a computer seat or
         a forced move)?  Then its messages wait for it: one edit shows them all."""
-        if s.status != "playing" or st.to_act < 0 or self.clock() >= s.merge_until:
+        if s.status != "playing" or st.to_act < 0 or self.config.clock() >= s.merge_until:
             return False
         seat = st.to_act
         return s.seats[seat].played_by_computer or self._forced_action(s, st, seat) is not None
@@ -258,12 +258,12 @@ class TableRoom(ServiceCore):
     def _refresh_later(self, s: Session) -> None:
         """Show the messages when the merge window closes, unless a refresh comes first."""
         if s.merge_timer is None:
-            delay = max(0.0, s.merge_until - self.clock())
+            delay = max(0.0, s.merge_until - self.config.clock())
             s.merge_timer = asyncio.get_running_loop().call_later(delay, self._merge_due, s)
 
     def _merge_due(self, s: Session) -> None:
         s.merge_timer = None
-        if not self._closing and self.sessions.get(s.game_id) is s:
+        if not self.tasks.closing and self.registry.live(s):
             self.refresh(s)
 
     def refresh(self, s: Session) -> None:
@@ -288,26 +288,26 @@ class TableRoom(ServiceCore):
         for seat, who in enumerate(s.seats):
             if who.kind != "human" or (who.auto and who.why in ("leave", "blocked")):
                 continue
-            lang = self.lang_for_user(who.user_id) if not s.solo else s.lang
-            self._put_hand(s, seat, cur, R.render_hand(lang, view(st, seat), info))
+            lang = self.people.lang_for_user(who.user_id) if not s.solo else s.lang
+            self.put_hand(s, seat, cur, R.render_hand(lang, view(st, seat), info))
 
     def _put_table(self, s: Session, deal: int, content: R.Rendered, final: bool = False) -> None:
         def sent(mid: int, digest: str, new: bool) -> None:
             s.ids["t"] = [deal, mid, digest]
             s.ids_urgent = s.ids_urgent or new
-            self._save_ids(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
+            self.ids.save(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
 
         self.outbox.put(s.chat_id, table_key(s.game_id, deal), content, final=final,
                         on_sent=sent)
 
-    def _put_hand(self, s: Session, seat: int, deal: int, content: R.Rendered,
+    def put_hand(self, s: Session, seat: int, deal: int, content: R.Rendered,
                   final: bool = False) -> None:
         user_id = s.seats[seat].user_id
 
         def sent(mid: int, digest: str, new: bool) -> None:
             s.ids.setdefault("h", {})[str(seat)] = [deal, mid, digest]
             s.ids_urgent = s.ids_urgent or new
-            self._save_ids(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
+            self.ids.save(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
 
         self.outbox.put(user_id, hand_key(s.game_id, seat, deal), content, final=final,
                         on_sent=sent)
@@ -327,19 +327,19 @@ class TableRoom(ServiceCore):
         for seat, who in enumerate(s.seats):
             if who.kind != "human" or (who.auto and who.why in ("leave", "blocked")):
                 continue
-            lang = self.lang_for_user(who.user_id) if not s.solo else s.lang
+            lang = self.people.lang_for_user(who.user_id) if not s.solo else s.lang
             if res is None:
                 c = R.render_stopped(lang, st.totals, labels)
             else:
                 c = R.render_deal_end(lang, sheet_row(res), labels, stopped=stopped,
                                       game_id=s.game_id)
-            self._put_hand(s, seat, deal, c, final=True)
+            self.put_hand(s, seat, deal, c, final=True)
         s.events = {k: v for k, v in s.events.items() if k > deal}
 
     def schedule(self, s: Session) -> None:
         """Drive computer seats, or arm the turn timer of the person to act."""
         st = s.state
-        if self._closing or st is None or s.status != "playing" or st.to_act < 0:
+        if self.tasks.closing or st is None or s.status != "playing" or st.to_act < 0:
             return
         if not self.coord.owns(s.game_id):  # another process runs it, or nobody yet
             self._want_lease(s)
@@ -347,9 +347,9 @@ class TableRoom(ServiceCore):
         seat = st.to_act
         if s.seats[seat].played_by_computer or self._forced_action(s, st, seat) is not None:
             if s.driver is None or s.driver.done():
-                s.driver = self._spawn(s, self._drive(s), f"drive:{s.game_id}")
+                s.driver = self.tasks.spawn(s, self._drive(s), f"drive:{s.game_id}")
         elif not s.solo:
-            self._arm(s, st.version, self.clock() + self.turn_timeout)
+            self.arm(s, st.version, self.config.clock() + self.config.turn_timeout)
 
     @staticmethod
     def _forced_action(s: Session, st: GameState, seat: int) -> Action | None:
@@ -361,10 +361,10 @@ class TableRoom(ServiceCore):
             return None
         return forced_action(st)
 
-    def _arm(self, s: Session, version: int, deadline: float) -> None:
+    def arm(self, s: Session, version: int, deadline: float) -> None:
         if s.timer is not None and not s.timer.done() and s.timer is not asyncio.current_task():
             s.timer.cancel()
-        s.timer = self._spawn(s, self._time_out(s, version, deadline), f"timer:{s.game_id}")
+        s.timer = self.tasks.spawn(s, self._time_out(s, version, deadline), f"timer:{s.game_id}")
 
     def _move_seed(self, s: Session, st: GameState, seat: int) -> int:
         return (s.seed * 1000003 + st.version * 31 + seat) & 0x7FFFFFFF
@@ -379,7 +379,7 @@ class TableRoom(ServiceCore):
             try:
                 await self._commit(s, seat, action, by)
             except (VersionConflict, StatusConflict):
-                await self._reload(s)
+                await self.hooks.reload(s)
                 return True
             except StorageError as e:
                 backoff.failed(e)
@@ -390,7 +390,7 @@ class TableRoom(ServiceCore):
     async def _drive(self, s: Session) -> None:
         backoff = Backoff(s.game_id, "a computer move")
         chosen: tuple[GameState, Action] | None = None
-        while not self._closing:
+        while not self.tasks.closing:
             st = s.state
             if st is None or s.status != "playing" or st.to_act < 0:
                 return
@@ -407,21 +407,21 @@ class TableRoom(ServiceCore):
                 continue
             if chosen is None or chosen[0] is not st:
                 # replies to a press come at once (shown with it); others are paced
-                if self.move_delay and self.clock() >= s.merge_until:
-                    await asyncio.sleep(self.move_delay)
-                level = who.level if who.computer else self.computer_level
+                if self.config.move_delay and self.config.clock() >= s.merge_until:
+                    await asyncio.sleep(self.config.move_delay)
+                level = who.level if who.computer else self.config.computer_level
                 action = await self.thinker.choose(view(st, seat), level,
                                                    self._move_seed(s, st, seat))
                 chosen = (st, action)
             by = BY_COMPUTER if who.computer else BY_AUTO
             if not await self._machine_move(s, st, seat, chosen[1], by, backoff):
                 await backoff.wait()
-            if self.sessions.get(s.game_id) is not s:
+            if not self.registry.live(s):
                 return
 
     async def _time_out(self, s: Session, version: int, deadline: float) -> None:
-        half = deadline - self.turn_timeout / 2
-        now = self.clock()
+        half = deadline - self.config.turn_timeout / 2
+        now = self.config.clock()
         if now < half:
             await asyncio.sleep(half - now)
             st = s.state
@@ -429,21 +429,21 @@ class TableRoom(ServiceCore):
                 return
             who = s.seats[st.to_act]
             if who.kind == "human" and not who.auto:
-                lang = self.lang_for_user(who.user_id)
-                left = max(1, round(deadline - self.clock()))
+                lang = self.people.lang_for_user(who.user_id)
+                left = max(1, round(deadline - self.config.clock()))
                 # one reminder message per seat, deleted once the turn is over
                 s.reminded.add(st.to_act)
                 self.outbox.put(who.user_id, reminder_key(s.game_id, st.to_act),
                                 R.Rendered(t(lang, "reminder", seconds=left,
                                              title=esc(s.title or "—"))))
-        await asyncio.sleep(max(0.0, deadline - self.clock()))
+        await asyncio.sleep(max(0.0, deadline - self.config.clock()))
         backoff = Backoff(s.game_id, "a move for an absent player")
-        while not self._closing:
+        while not self.tasks.closing:
             st = s.state
             if st is None or st.version != version or s.status != "playing" or st.to_act < 0:
                 return
             seat = st.to_act
-            action = await self.thinker.choose(view(st, seat), self.computer_level,
+            action = await self.thinker.choose(view(st, seat), self.config.computer_level,
                                                self._move_seed(s, st, seat))
             if await self._machine_move(s, st, seat, action, BY_TIMEOUT, backoff):
                 return
@@ -459,10 +459,10 @@ class TableRoom(ServiceCore):
         for deal, evs in s.events.items():  # the "time ran out" lines go with the autopilot
             s.events[deal] = [e for e in evs if not (e.code == "timeout" and e.seat == seat)]
         self._forget_reminder(s, seat)
-        await self._set_auto(s, seat, False, "back")
+        await self.set_auto(s, seat, False, "back")
         return True
 
-    async def _set_auto(self, s: Session, seat: int, auto: bool, why: str) -> None:
+    async def set_auto(self, s: Session, seat: int, auto: bool, why: str) -> None:
         """Hand a seat to the computer (or give it back); the caller holds ``s.lock``."""
         who = s.seats[seat]
         if who.auto == auto and (not auto or who.why == why):
@@ -471,22 +471,13 @@ class TableRoom(ServiceCore):
         assert st is not None
         await self.storage.append_action(
             s.game_id, s.store_version, control_record(seat, "auto" if auto else "human", why),
-            snapshot(st), deadline=None if auto else self._deadline(s, st))
+            snapshot(st), deadline=None if auto else self.deadline(s, st))
         s.store_version += 1
         who.auto, who.why = auto, why if auto else ""
         self.refresh(s)
         self.schedule(s)
 
-    def _close_lobby(self, s: Session, text_key: str | None) -> None:
-        """Forget a lobby whose end is stored (cancelled, expired, the bot removed); its
-        message says ``text_key`` (None: nothing more is sent)."""
-        s.status = "stopped"
-        self._unregister(s)
-        if text_key is not None:
-            self.outbox.put(s.chat_id, lobby_key(s.game_id), R.Rendered(t(s.lang, text_key)),
-                            final=True)
-
-    async def _stop(self, s: Session) -> None:
+    async def stop(self, s: Session) -> None:
         """End a playing game, keeping its results (the caller holds ``s.lock``)."""
         st = s.state
         if s.status != "playing" or st is None:
@@ -496,4 +487,4 @@ class TableRoom(ServiceCore):
                                            totals=json.dumps(list(st.totals)), stopped=True)
         s.status = "stopped"
         self.refresh(s)
-        self._unregister(s)
+        self.registry.unregister(s)

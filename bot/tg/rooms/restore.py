@@ -2,10 +2,10 @@
 sweep that expires idle lobbies and games and prunes the caches, and the leases of games
 when several processes share the database.
 
-Restart without waiting: ``restore`` reads only the list of games in progress (one query)
+Restart without waiting: ``start`` reads only the list of games in progress (one query)
 and registers them as *pending*; the bot answers at once.  A pending game is rebuilt
 (replayed from its record) when it is first touched — a press on it, any update in its
-chat (``touch_game`` / ``touch_chat``, called before the handlers), ``_orphan`` — under its
+chat (``touch_game`` / ``touch_chat``, called before the handlers), ``orphan`` — under its
 chat's lock, so two presses never rebuild it twice; a background task rebuilds the rest one
 by one (yielding to the updates between games) and re-arms their timers and computer moves.
 
@@ -20,22 +20,21 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 
 from bot.engine.rules import (
     rules_from_dict,
 )
 from bot.engine.state import Phase
 from bot.i18n import norm_lang, t
-from bot.tg.membership import MembershipRoom
 from bot.tg.model import (
     deal_number,
     replay,
     seats_from_json,
 )
-from bot.tg.ratings_room import record_unrated
-from bot.tg.session import (
-    CACHE_LIMIT,
+from bot.tg.rooms.base import Kit
+from bot.tg.rooms.lobby import LobbyRoom
+from bot.tg.rooms.ratings import RatingsRoom
+from bot.tg.rooms.session import (
     Backoff,
     ChatKind,
     Session,
@@ -43,6 +42,7 @@ from bot.tg.session import (
     lobby_key,
     table_key,
 )
+from bot.tg.rooms.table import TableRoom
 from storage import (
     Game,
     StatusConflict,
@@ -53,21 +53,43 @@ from storage import (
 log = logging.getLogger(__name__)
 
 
-class RestoreRoom(MembershipRoom):
-    """Start-up, shutdown and expiry."""
+class RestoreRoom:
+    """Start-up, shutdown and expiry.  Owns its three background loops (the restore, the
+    sweeper, the leases) and the ``restored`` event; the pending games are the registry's."""
 
-    async def restore(self) -> int:
+    def __init__(self, kit: Kit, table: TableRoom, lobby: LobbyRoom,
+                 ratings: RatingsRoom) -> None:
+        self.kit = kit
+        self.storage = kit.storage
+        self.outbox = kit.outbox
+        self.coord = kit.coord
+        self.config = kit.config
+        self.registry = kit.registry
+        self.people = kit.people
+        self.tasks = kit.tasks
+        self.table = table
+        self.lobby = lobby
+        self.ratings = ratings
+        self.restored = asyncio.Event()  # set once every game of the start-up is rebuilt
+        self._restorer: asyncio.Task[None] | None = None
+        self._coordinator: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+
+    @property
+    def background(self) -> tuple[asyncio.Task[None] | None, ...]:
+        """The room's own loops: the restore, the sweeper, the leases."""
+        return self._restorer, self._sweeper, self._coordinator
+
+    async def start(self) -> int:
         """Register every game in progress (one query) and start rebuilding them in the
         background (``restored`` is set when done); a game touched meanwhile is rebuilt at
         once.  A game that cannot be rebuilt is marked broken (its record kept) and its chat
         told.  Returns how many games are in progress."""
         games = await self.storage.games_in_progress()
         for game in games:
-            if game.game_id not in self.sessions:
-                self.pending[game.game_id] = game
-                self.pending_chat[game.chat_id] = game.game_id
+            self.registry.add_pending(game)
         self.restored.clear()
-        await record_unrated(self)  # games that ended but were not counted (a crash)
+        await self.ratings.record_unrated()  # games that ended but were not counted (a crash)
         loop = asyncio.get_running_loop()
         self._restorer = loop.create_task(self._restore_rest(), name="restore")
         if self.coord.shared and self._coordinator is None:
@@ -81,8 +103,8 @@ class RestoreRoom(MembershipRoom):
         (``_coordinate``)."""
         backoff = Backoff(0, "restoring the games in progress")
         try:
-            while self.pending and not self._closing and not self.coord.shared:
-                game = next(iter(self.pending.values()))
+            while self.registry.pending and not self.tasks.closing and not self.coord.shared:
+                game = next(iter(self.registry.pending.values()))
                 try:
                     await self._restore_pending(game)
                     backoff.ok()
@@ -93,18 +115,12 @@ class RestoreRoom(MembershipRoom):
         finally:
             self.restored.set()
 
-    def _forget_pending(self, game_id: int) -> Game | None:
-        game = self.pending.pop(game_id, None)
-        if game is not None and self.pending_chat.get(game.chat_id) == game_id:
-            del self.pending_chat[game.chat_id]
-        return game
-
     async def _restore_pending(self, game: Game) -> Session | None:
         """Rebuild a pending game under its chat's lock (once: a second caller finds it
         done).  On a storage error it stays pending and the error is raised."""
-        async with self.chat_lock(game.chat_id):
-            if self.pending.get(game.game_id) is not game:
-                return self.sessions.get(game.game_id)
+        async with self.registry.chat_lock(game.chat_id):
+            if self.registry.pending.get(game.game_id) is not game:
+                return self.registry.get(game.game_id)
             return await self._restore_pending_locked(game)
 
     async def _restore_pending_locked(self, game: Game) -> Session | None:
@@ -113,65 +129,64 @@ class RestoreRoom(MembershipRoom):
         if self.coord.shared:  # the row of the start-up may be old
             row = await self.storage.get_game(game.game_id)
         if row is None or not row.active:
-            self._forget_pending(game.game_id)
+            self.registry.forget_pending(game.game_id)
             return None
         s = await self._restore_or_break(row)  # a StorageError: still pending
-        self._forget_pending(game.game_id)
+        self.registry.forget_pending(game.game_id)
         return s
 
     async def touch_game(self, game_id: int) -> None:
         """An update about the game ``game_id`` (a press) is about to be handled: a pending
         game is rebuilt now; with several processes, the game is checked against storage."""
-        game = self.pending.get(game_id)
+        game = self.registry.pending.get(game_id)
         if game is not None:
             await self._restore_pending(game)
         elif self.coord.shared:
-            s = self.sessions.get(game_id)
+            s = self.registry.get(game_id)
             if s is not None:
                 async with s.lock:
-                    await self._sync(self.sessions.get(game_id),
+                    await self._sync(self.registry.get(game_id),
                                      await self.storage.get_game(game_id))
                 return
             row = await self.storage.get_game(game_id)
             if row is not None and row.active:
-                async with self.chat_lock(row.chat_id):
-                    await self._sync(self.sessions.get(game_id), row)
+                async with self.registry.chat_lock(row.chat_id):
+                    await self._sync(self.registry.get(game_id), row)
 
     async def touch_chat(self, chat_id: int) -> None:
         """An update in ``chat_id`` is about to be handled: its pending game is rebuilt now;
         with several processes, its game is checked against storage."""
-        gid = self.pending_chat.get(chat_id)
-        game = self.pending.get(gid) if gid is not None else None
+        game = self.registry.pending_of_chat(chat_id)
         if game is not None:
             await self._restore_pending(game)
         elif self.coord.shared:
-            async with self.chat_lock(chat_id):
+            async with self.registry.chat_lock(chat_id):
                 row = await self.storage.active_game(chat_id)
-                s = self.session_of_chat(chat_id)
+                s = self.registry.session_of_chat(chat_id)
                 if s is not None and (row is None or row.game_id != s.game_id):
                     await self._sync(s, await self.storage.get_game(s.game_id))
                 if row is not None:
-                    await self._sync(self.sessions.get(row.game_id), row)
+                    await self._sync(self.registry.get(row.game_id), row)
 
     async def _sync(self, s: Session | None, game: Game | None) -> None:
         """Several processes: make the session of ``game`` what storage holds (the caller
         holds the chat's lock): dropped if the game ended, rebuilt if it changed."""
         if game is None or not game.active:
             if s is not None:
-                self._unregister(s)
+                self.registry.unregister(s)
             return
-        self._forget_pending(game.game_id)
+        self.registry.forget_pending(game.game_id)
         if s is None:
-            other = self.session_of_chat(game.chat_id)
+            other = self.registry.session_of_chat(game.chat_id)
             if other is not None and other.game_id != game.game_id:
-                self._unregister(other)  # the chat's earlier game ended elsewhere
+                self.registry.unregister(other)  # the chat's earlier game ended elsewhere
             await self._restore_or_break(game)
             return
         if s.status == game.status == "lobby":
             if s.lobby_rev != game.lobby_rev:
-                await self._reload_lobby(s)
+                await self.lobby.reload_lobby(s)
         elif s.status != game.status or s.store_version != game.version:
-            await self._reload(s)
+            await self.reload(s)
 
     async def _coordinate(self) -> None:
         """Several processes: renew this process's leases every ``renew_every`` seconds
@@ -182,17 +197,17 @@ class RestoreRoom(MembershipRoom):
         coord = self.coord
         loop = asyncio.get_running_loop()
         next_renew = loop.time()
-        while not self._closing:
+        while not self.tasks.closing:
             try:
                 if loop.time() >= next_renew:
                     next_renew = loop.time() + getattr(coord, "renew_every", 2.0)
                     lost, held = await coord.renew()
                     for gid in lost:
-                        s = self.sessions.get(gid)
+                        s = self.registry.get(gid)
                         if s is not None:
                             self._stop_tasks(s)
                     for gid, version in held.items():
-                        s = self.sessions.get(gid)
+                        s = self.registry.get(gid)
                         # (read without the lock: a move of this process may have been
                         # stored since, so only a newer stored version means an old copy)
                         if s is None or (s.status == "playing" and s.store_version < version):
@@ -216,21 +231,21 @@ class RestoreRoom(MembershipRoom):
         """This process took the lease of a game nobody ran: rebuilt from storage (its
         state here may be old) with its timers and computer moves.  ``version``: the stored
         version seen (nothing to do if the copy here has reached it meanwhile)."""
-        s = self.sessions.get(game_id)
-        game = self.pending.get(game_id)
+        s = self.registry.get(game_id)
+        game = self.registry.pending.get(game_id)
         chat_id = s.chat_id if s is not None else game.chat_id if game is not None else None
         if chat_id is None:
             row = await self.storage.get_game(game_id)
             if row is None or not row.active:
                 return
             chat_id = row.chat_id
-        async with self.chat_lock(chat_id):
-            self._forget_pending(game_id)
-            s = self.sessions.get(game_id)
+        async with self.registry.chat_lock(chat_id):
+            self.registry.forget_pending(game_id)
+            s = self.registry.get(game_id)
             if s is not None and version is not None and s.store_version >= version:
                 return  # (a move of this process was being stored)
             if s is not None:
-                await self._reload(s)
+                await self.reload(s)
             else:
                 row = await self.storage.get_game(game_id)
                 if row is not None and row.active:
@@ -244,27 +259,22 @@ class RestoreRoom(MembershipRoom):
             raise  # the database failed, not the game: it is not broken
         except Exception as e:
             log.exception("game %s could not be restored; marked broken", game.game_id)
-            self._unregister_id(game.game_id)
+            self.registry.unregister_id(game.game_id)
             await self.storage.mark_broken(game.game_id, f"{type(e).__name__}: {e}"[:500])
             chat = await self.storage.get_chat(game.chat_id)
-            self.reply(game.chat_id, t(norm_lang(chat.language if chat else None),
+            self.kit.reply(game.chat_id, t(norm_lang(chat.language if chat else None),
                                        "guard.broken", game=game.game_id))
             return None
-        return self.sessions.get(game.game_id)
+        return self.registry.get(game.game_id)
 
-    def _unregister_id(self, game_id: int) -> None:
-        s = self.sessions.get(game_id)
-        if s is not None:
-            self._unregister(s)
-
-    async def _orphan(self, chat_id: int) -> Session | None:
+    async def orphan(self, chat_id: int) -> Session | None:
         """The chat's active game in storage that is not in memory (not rebuilt yet, a
         failed restore, or another process): restored now (the caller holds the chat's
         lock), or marked broken so that it frees the chat."""
         game = await self.storage.active_game(chat_id)
-        if game is None or game.game_id in self.sessions:
-            return self.sessions.get(game.game_id) if game is not None else None
-        self._forget_pending(game.game_id)
+        if game is None or game.game_id in self.registry.sessions:
+            return self.registry.get(game.game_id) if game is not None else None
+        self.registry.forget_pending(game.game_id)
         return await self._restore_or_break(game)
 
     async def _restore_one(self, game: Game) -> None:
@@ -277,7 +287,8 @@ class RestoreRoom(MembershipRoom):
             ids = {}
         s = Session(game.game_id, game.chat_id, kind, lang, game.creator_id, game.status, rules,
                     game.seed, seats_from_json(game.seats), lobby_rev=game.lobby_rev,
-                    lobby_code=game.lobby_code, level=str(ids.get("level", self.computer_level)),
+                    lobby_code=game.lobby_code,
+                    level=str(ids.get("level", self.config.computer_level)),
                     title=str(ids.get("title", "")))
         s.ids = ids
         s.touched = game.updated if game.status == "lobby" else \
@@ -286,12 +297,12 @@ class RestoreRoom(MembershipRoom):
             if place.kind == "human":
                 row = await self.storage.get_user(place.user_id)
                 if row is not None and row.language is not None:
-                    self.user_langs[place.user_id] = norm_lang(row.language)
+                    self.people.remember(place.user_id, norm_lang(row.language))
         if game.status == "lobby":
             if isinstance(ids.get("lobby"), int):
                 self.outbox.known(s.chat_id, lobby_key(s.game_id), ids["lobby"], None,
                                   override=self.coord.shared)
-            self._register(s)
+            self.registry.register(s)
             return
         records = await self.storage.actions(game.game_id)
         rep = replay(rules, game.seed, records)
@@ -317,21 +328,21 @@ class RestoreRoom(MembershipRoom):
                                   digest, override=self.coord.shared)
                 if int(h[0]) != cur and not s.shown_deal:
                     s.shown_deal = int(h[0])
-        self._register(s)
+        self.registry.register(s)
         if rep.state.phase == Phase.GAME_OVER:  # the outcome was stored with the last move
             return
-        self.refresh(s)
+        self.table.refresh(s)
         st = rep.state
         if st.to_act >= 0 and s.seats[st.to_act].played_by_computer:
-            self.schedule(s)
+            self.table.schedule(s)
         elif not s.solo and st.to_act >= 0:
             deadline = game.deadline if game.deadline is not None else \
-                self.clock() + self.turn_timeout
-            self._arm(s, st.version, deadline)
+                self.config.clock() + self.config.turn_timeout
+            self.table.arm(s, st.version, deadline)
 
-    async def _reload(self, s: Session) -> None:
+    async def reload(self, s: Session) -> None:
         """Storage disagrees with memory (another process?): rebuild the session."""
-        self._unregister(s)
+        self.registry.unregister(s)
         game = await self.storage.get_game(s.game_id)
         if game is not None and game.active:
             await self._restore_one(game)
@@ -339,16 +350,9 @@ class RestoreRoom(MembershipRoom):
     async def close(self) -> None:
         """Stop timers, computer moves and the sweeper, let the outbox send what it has,
         and save the message ids (shutdown); no task of the service is left running."""
-        self._closing = True
-        tasks = [t for t in self._tasks if not t.done()]
-        for extra in (self._sweeper, self._restorer, self._coordinator):
-            if extra is not None:
-                tasks.append(extra)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.tasks.cancel_all(*self.background)
         await self.outbox.idle(5.0)
-        for s in list(self.sessions.values()):
+        for s in list(self.registry.sessions.values()):
             with contextlib.suppress(StorageError):
                 await self.storage.set_message_ids(s.game_id, json.dumps(s.ids))
         if self.coord.shared:  # the other processes take these games over at once
@@ -356,13 +360,13 @@ class RestoreRoom(MembershipRoom):
                 await self.coord.release()
 
     def _start_sweeper(self) -> None:
-        if self._sweeper is None and not self._closing:
+        if self._sweeper is None and not self.tasks.closing:
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever(),
                                                                    name="sweeper")
 
     async def _sweep_forever(self) -> None:
-        while not self._closing:
-            await asyncio.sleep(self.sweep_every)
+        while not self.tasks.closing:
+            await asyncio.sleep(self.config.sweep_every)
             try:
                 await self.sweep()
             except StorageError as e:
@@ -373,14 +377,14 @@ class RestoreRoom(MembershipRoom):
     async def sweep(self) -> int:
         """Close lobbies idle for ``lobby_ttl`` and stop games without a person's move for
         ``game_ttl`` (records kept); prune the in-memory caches.  Returns the games closed."""
-        now = self.clock()
+        now = self.config.clock()
         closed = 0
-        for s in list(self.sessions.values()):
-            ttl = self.lobby_ttl if s.status == "lobby" else self.game_ttl
+        for s in list(self.registry.sessions.values()):
+            ttl = self.config.lobby_ttl if s.status == "lobby" else self.config.game_ttl
             if now - s.touched < ttl:
                 continue
             async with s.lock:
-                if self.sessions.get(s.game_id) is not s or now - s.touched < ttl:
+                if self.registry.get(s.game_id) is not s or now - s.touched < ttl:
                     continue
                 try:
                     await self._expire(s)
@@ -389,31 +393,25 @@ class RestoreRoom(MembershipRoom):
                 closed += 1
         self._prune()
         if self.coord.shared:  # claims of messages that no longer change
-            await self.storage.prune_coordination(self.game_ttl + 86400.0)
+            await self.storage.prune_coordination(self.config.game_ttl + 86400.0)
         return closed
 
     async def _expire(self, s: Session) -> None:
         """Close an idle lobby or game (status ``expired``, record kept) and say so."""
         if s.status == "lobby":
             await self.storage.expire_game(s.game_id, expected_lobby_rev=s.lobby_rev)
-            self._close_lobby(s, "guard.expired_lobby")
+            self.lobby.close_lobby(s, "guard.expired_lobby")
             return
         st = s.state
         assert st is not None
         await self.storage.expire_game(s.game_id, totals=json.dumps(list(st.totals)),
                                        expected_version=s.store_version)
         s.status = "stopped"
-        self.refresh(s)
-        self._unregister(s)
-        self.reply(s.chat_id, t(s.lang, "guard.expired_game"))
+        self.table.refresh(s)
+        self.registry.unregister(s)
+        self.kit.reply(s.chat_id, t(s.lang, "guard.expired_game"))
 
     def _prune(self) -> None:
-        mono = time.monotonic()
-        self._admins = {k: v for k, v in self._admins.items() if mono - v[0] < 60}
-        busy = {s.chat_id for s in self.sessions.values()}
-        self._chat_locks = {c: lk for c, lk in self._chat_locks.items()
-                            if c in busy or lk.locked()}
-        if len(self.user_langs) > CACHE_LIMIT:
-            seated = {x.user_id for s in self.sessions.values() for x in s.seats}
-            self.user_langs = {u: lg for u, lg in self.user_langs.items() if u in seated}
-        self.outbox.prune(busy)
+        self.people.prune(list(self.registry.sessions.values()))
+        self.registry.prune()
+        self.outbox.prune(self.registry.busy_chats())

@@ -18,11 +18,11 @@ from bot.engine.rules import (
 )
 from bot.engine.state import GameState
 from bot.i18n import Lang
-from bot.tg import render as R
 from bot.tg.model import (
     Event,
     SeatInfo,
 )
+from bot.tg.view import render as R
 
 log = logging.getLogger(__name__)
 
@@ -244,3 +244,8 @@ def reminder_key(game_id: int, seat: int) -> str:
 
 def lobby_key(game_id: int) -> str:
     return f"l{game_id}"
+
+
+def hints_allowed(s: Session) -> bool:
+    """Solo games always; a group table when it turned hints on (off by default)."""
+    return s.solo or bool(s.ids.get("hints", False))

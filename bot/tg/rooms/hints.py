@@ -26,11 +26,11 @@ from bot.engine.state import (
 )
 from bot.engine.views import view
 from bot.i18n import esc, t
-from bot.tg import callbacks as cb
-from bot.tg import render as R
-from bot.tg.core import ServiceCore
 from bot.tg.model import SeatInfo, replay, seats_from_json
-from bot.tg.session import Answer, Session, UserRef, Where
+from bot.tg.rooms.base import Kit
+from bot.tg.rooms.session import Answer, Session, UserRef, Where, hints_allowed
+from bot.tg.view import callbacks as cb
+from bot.tg.view import render as R
 
 _CARD_PARAMS = ("card", "gone")
 
@@ -88,66 +88,70 @@ def analysis_text(lang: str, a: Analysis | bool | None, names: Sequence[str]) ->
     return f"🔍 {head} {body} {tail}"
 
 
-def hints_allowed(s: Session) -> bool:
-    """Solo games always; a group table when it turned hints on (off by default)."""
-    return s.solo or bool(s.ids.get("hints", False))
-
-
-async def hint_press(core: ServiceCore, s: Session, c: cb.Callback, user: UserRef) -> Answer:
-    """💡 on a hand message (the caller checked the chat: the presser's own private chat)."""
-    lang = core.lang_for_user(user.id) if not s.solo else s.lang
-    st = s.state
-    if s.status != "playing" or st is None:
-        return Answer(t(lang, "popup.stale"))
-    if not hints_allowed(s):
-        return Answer(t(lang, "hint.off"))
-    seat = s.seat_of(user.id)
-    if seat < 0:
-        return Answer(t(lang, "popup.not_seated"))
-    if c.version != st.version:
-        return Answer(t(lang, "popup.stale"))
-    v = view(st, seat)  # the seat's own view and nothing else
-    if not v.legal:
-        return Answer(t(lang, "hint.not_your_turn"))
-    h = await core.thinker.hint((s.game_id, st.version, seat), v, s.seed)
-    return Answer(hint_text(lang, h), alert=True)
-
-
-async def analysis_press(core: ServiceCore, c: cb.Callback, user: UserRef,
-                         where: Where) -> Answer:
-    """🔍 on a deal's summary: in the game's chat, or a seat's private chat; a finished
-    game is read back from storage."""
-    lang = core.lang_for_user(user.id)
-    number = int(c.arg) if c.arg.isdigit() else 0
-    s = core.sessions.get(c.game_id)
-    state: GameState | None
-    if s is not None and s.state is not None:
-        chat_id, seats, state = s.chat_id, s.seats, s.state
-        lang = s.lang if s.solo else lang
-    else:
-        game = await core.storage.get_game(c.game_id)
-        if game is None or game.status not in ("playing", "finished", "stopped"):
-            return Answer(t(lang, "popup.stale"))
-        chat_id, seats = game.chat_id, seats_from_json(game.seats)
-        state = None
-    mine = any(x.kind == "human" and x.user_id == user.id for x in seats)
-    if where.chat_id != chat_id and not (mine and where.chat_id == user.id):
-        return Answer(t(lang, "guard.wrong_place"))
-    if state is None:
-        game = await core.storage.get_game(c.game_id)
-        if game is None:
-            return Answer(t(lang, "popup.stale"))
-        rules = rules_from_dict(json.loads(game.rules))
-        state = replay(rules, game.seed, await core.storage.actions(c.game_id)).state
-    if not 1 <= number <= len(state.history):
-        return Answer(t(lang, "popup.stale"))
-    got = await core.thinker.analysis((c.game_id, number), state, number)
-    text = analysis_text(lang, got, _names(seats))
-    if len(text) <= R.MAX_POPUP:
-        return Answer(text, alert=True)
-    core.reply(where.chat_id or user.id, esc(text))
-    return Answer(t(lang, "analysis.sent"))
-
-
 def _names(seats: Sequence[SeatInfo]) -> list[str]:
     return [x.name for x in seats]
+
+
+class HintsRoom:
+    """💡 and 🔍 presses (routed here by ``buttons.py``); reads games, changes none."""
+
+    def __init__(self, kit: Kit) -> None:
+        self.kit = kit
+        self.storage = kit.storage
+        self.thinker = kit.thinker
+        self.registry = kit.registry
+        self.people = kit.people
+
+    async def hint_press(self, s: Session, c: cb.Callback, user: UserRef) -> Answer:
+        """💡 on a hand message (the caller checked the chat: the presser's own private chat)."""
+        lang = self.people.lang_for_user(user.id) if not s.solo else s.lang
+        st = s.state
+        if s.status != "playing" or st is None:
+            return Answer(t(lang, "popup.stale"))
+        if not hints_allowed(s):
+            return Answer(t(lang, "hint.off"))
+        seat = s.seat_of(user.id)
+        if seat < 0:
+            return Answer(t(lang, "popup.not_seated"))
+        if c.version != st.version:
+            return Answer(t(lang, "popup.stale"))
+        v = view(st, seat)  # the seat's own view and nothing else
+        if not v.legal:
+            return Answer(t(lang, "hint.not_your_turn"))
+        h = await self.thinker.hint((s.game_id, st.version, seat), v, s.seed)
+        return Answer(hint_text(lang, h), alert=True)
+
+    async def analysis_press(self, c: cb.Callback, user: UserRef,
+                             where: Where) -> Answer:
+        """🔍 on a deal's summary: in the game's chat, or a seat's private chat; a finished
+        game is read back from storage."""
+        lang = self.people.lang_for_user(user.id)
+        number = int(c.arg) if c.arg.isdigit() else 0
+        s = self.registry.get(c.game_id)
+        state: GameState | None
+        if s is not None and s.state is not None:
+            chat_id, seats, state = s.chat_id, s.seats, s.state
+            lang = s.lang if s.solo else lang
+        else:
+            game = await self.storage.get_game(c.game_id)
+            if game is None or game.status not in ("playing", "finished", "stopped"):
+                return Answer(t(lang, "popup.stale"))
+            chat_id, seats = game.chat_id, seats_from_json(game.seats)
+            state = None
+        mine = any(x.kind == "human" and x.user_id == user.id for x in seats)
+        if where.chat_id != chat_id and not (mine and where.chat_id == user.id):
+            return Answer(t(lang, "guard.wrong_place"))
+        if state is None:
+            game = await self.storage.get_game(c.game_id)
+            if game is None:
+                return Answer(t(lang, "popup.stale"))
+            rules = rules_from_dict(json.loads(game.rules))
+            state = replay(rules, game.seed, await self.storage.actions(c.game_id)).state
+        if not 1 <= number <= len(state.history):
+            return Answer(t(lang, "popup.stale"))
+        got = await self.thinker.analysis((c.game_id, number), state, number)
+        text = analysis_text(lang, got, _names(seats))
+        if len(text) <= R.MAX_POPUP:
+            return Answer(text, alert=True)
+        self.kit.reply(where.chat_id or user.id, esc(text))
+        return Answer(t(lang, "analysis.sent"))

@@ -19,8 +19,6 @@ from bot.engine.rules import (
     rules_from_dict,
 )
 from bot.i18n import Lang, esc, norm_lang, t
-from bot.tg import callbacks as cb
-from bot.tg import render as R
 from bot.tg.model import (
     SeatInfo,
     deal_number,
@@ -29,8 +27,8 @@ from bot.tg.model import (
     sheet_row,
     snapshot,
 )
-from bot.tg.ratings_room import record_later
-from bot.tg.session import (
+from bot.tg.rooms.base import Kit
+from bot.tg.rooms.session import (
     Answer,
     ChatKind,
     ChatRef,
@@ -40,7 +38,9 @@ from bot.tg.session import (
     lobby_key,
     table_key,
 )
-from bot.tg.table import TableRoom
+from bot.tg.rooms.table import TableRoom
+from bot.tg.view import callbacks as cb
+from bot.tg.view import render as R
 from storage import (
     ActiveGameConflict,
     StatusConflict,
@@ -51,8 +51,18 @@ from storage import (
 log = logging.getLogger(__name__)
 
 
-class LobbyRoom(TableRoom):
-    """Lobbies and the start of a game."""
+class LobbyRoom:
+    """Lobbies, the start of a game, its final sheet and what follows it (rematch)."""
+
+    def __init__(self, kit: Kit, table: TableRoom) -> None:
+        self.kit = kit
+        self.storage = kit.storage
+        self.outbox = kit.outbox
+        self.config = kit.config
+        self.registry = kit.registry
+        self.people = kit.people
+        self.ids = kit.ids
+        self.table = table
 
     def lobby_info(self, s: Session) -> R.LobbyInfo:
         return R.LobbyInfo(s.game_id, s.lobby_rev, s.rules, s.labels(), s.level, s.note, s.page,
@@ -67,11 +77,11 @@ class LobbyRoom(TableRoom):
             if s.ids.get("lobby") != mid:
                 s.ids["lobby"] = mid
                 s.ids_urgent = True
-                self._save_ids(s, 0.0)
+                self.ids.save(s, 0.0)
 
         self.outbox.put(s.chat_id, lobby_key(s.game_id), content, on_sent=sent)
 
-    async def _default_rules(self, chat_id: int) -> Rules:
+    async def default_rules(self, chat_id: int) -> Rules:
         row = await self.storage.get_chat(chat_id)
         if row is not None and row.default_rules:
             try:
@@ -80,21 +90,21 @@ class LobbyRoom(TableRoom):
                 log.warning("chat %s: stored default rules are not valid", chat_id)
         return CLASSIC
 
-    async def _open_lobby(self, chat: ChatRef, user: UserRef, lang: Lang, rules: Rules) -> None:
+    async def open_lobby(self, chat: ChatRef, user: UserRef, lang: Lang, rules: Rules) -> None:
         urow = await self.storage.get_user(user.id)
         seats = []
         if urow is not None and urow.started and not urow.blocked:
             seats.append(SeatInfo("human", user.id, user.name, ""))
         for _ in range(5):
-            code = self._code()
+            code = self.config.code()
             try:
                 gid = await self.storage.create_game(
-                    chat.id, user.id, rules=rules.model_dump_json(), seed=self._seed(),
+                    chat.id, user.id, rules=rules.model_dump_json(), seed=self.config.seed(),
                     seats=seats_json(seats), lobby_code=code)
                 break
             except StorageError as e:
                 if isinstance(e, ActiveGameConflict):
-                    self.reply(chat.id, t(lang, "newgame.exists"))
+                    self.kit.reply(chat.id, t(lang, "newgame.exists"))
                     return
                 continue
         else:  # pragma: no cover - ten random characters never collide five times
@@ -102,47 +112,47 @@ class LobbyRoom(TableRoom):
         game = await self.storage.get_game(gid)
         assert game is not None
         s = Session(gid, chat.id, chat.kind, lang, user.id, "lobby", rules, game.seed, seats,
-                    lobby_rev=game.lobby_rev, lobby_code=code, level=self.computer_level,
+                    lobby_rev=game.lobby_rev, lobby_code=code, level=self.config.computer_level,
                     title=chat.title)
         if not seats:
             s.note = t(lang, "lobby.creator_not_started", name=esc(user.name))
         s.ids = {"level": s.level, "title": chat.title}
-        self._register(s)
+        self.registry.register(s)
         self.show_lobby(s)
 
-    async def _solo_setup(self, chat: ChatRef, user: UserRef, lang: Lang, rules: Rules) -> None:
+    async def solo_setup(self, chat: ChatRef, user: UserRef, lang: Lang, rules: Rules) -> None:
         """``/newgame`` in private: a message that offers the computers' level and the table
         size as buttons, and "Play"; the computers take their seats when it is pressed."""
         seats = [SeatInfo("human", user.id, user.name, "")]
-        level = self.computer_level
+        level = self.config.computer_level
         try:
             gid = await self.storage.create_game(chat.id, user.id, rules=rules.model_dump_json(),
-                                                 seed=self._seed(), seats=seats_json(seats))
+                                                 seed=self.config.seed(), seats=seats_json(seats))
         except ActiveGameConflict:
-            self.reply(chat.id, t(lang, "newgame.exists"))
+            self.kit.reply(chat.id, t(lang, "newgame.exists"))
             return
         game = await self.storage.get_game(gid)
         assert game is not None
         s = Session(gid, chat.id, "private", lang, user.id, "lobby", rules, game.seed, seats,
                     lobby_rev=game.lobby_rev, level=level)
         s.ids = {"level": level}
-        self._register(s)
+        self.registry.register(s)
         self.show_lobby(s)
 
-    async def _solo(self, chat: ChatRef, user: UserRef, lang: Lang, rules: Rules) -> None:
-        s = Session(0, chat.id, "private", lang, user.id, "lobby", rules, self._seed(),
-                    [SeatInfo("human", user.id, user.name, "")], level=self.computer_level)
+    async def solo(self, chat: ChatRef, user: UserRef, lang: Lang, rules: Rules) -> None:
+        s = Session(0, chat.id, "private", lang, user.id, "lobby", rules, self.config.seed(),
+                    [SeatInfo("human", user.id, user.name, "")], level=self.config.computer_level)
         while len(s.seats) < rules.players:
-            s.seats.append(SeatInfo("computer", 0, self._computer_name(s), s.level))
+            s.seats.append(SeatInfo("computer", 0, self.kit.computer_name(s), s.level))
         try:
             gid = await self.storage.create_game(chat.id, user.id, rules=rules.model_dump_json(),
                                                  seed=s.seed, seats=seats_json(s.seats))
         except ActiveGameConflict:
-            self.reply(chat.id, t(lang, "newgame.exists"))
+            self.kit.reply(chat.id, t(lang, "newgame.exists"))
             return
         s.game_id = gid
         s.ids = {"level": s.level}
-        await self._start(s)
+        await self.start(s)
 
     async def lobby_press(self, s: Session, c: cb.Callback, user: UserRef) -> Answer:
         lang = s.lang
@@ -157,8 +167,8 @@ class LobbyRoom(TableRoom):
                 return Answer(t(lang, "popup.not_seated"))
             del s.seats[seat]
             s.note = t(lang, "lobby.left", name=esc(user.name))
-            return await self._lobby_saved(s)
-        manager = await self._may_manage(s, user)
+            return await self.saved(s)
+        manager = await self.people.may_manage(s, user)
         if verb == cb.MENU:
             page = R.menu_page(c.arg)
             if page is None:
@@ -176,15 +186,15 @@ class LobbyRoom(TableRoom):
         if verb == cb.ADD_AI:
             if len(s.seats) >= s.rules.players:
                 return Answer(t(lang, "popup.table_full"))
-            s.seats.append(SeatInfo("computer", 0, self._computer_name(s), s.level))
+            s.seats.append(SeatInfo("computer", 0, self.kit.computer_name(s), s.level))
             s.note = ""
-            return await self._lobby_saved(s)
+            return await self.saved(s)
         if verb == cb.DROP_AI:
             for i in range(len(s.seats) - 1, -1, -1):
                 if s.seats[i].computer:
                     del s.seats[i]
                     s.note = ""
-                    return await self._lobby_saved(s)
+                    return await self.saved(s)
             return Answer(t(lang, "popup.no_computer"))
         if verb == cb.LEVEL:
             if c.arg not in R.LEVELS:
@@ -194,16 +204,16 @@ class LobbyRoom(TableRoom):
                 if place.computer:
                     place.level = c.arg
             s.ids["level"] = c.arg
-            self._save_ids(s)
-            return await self._lobby_saved(s)
+            self.ids.save(s)
+            return await self.saved(s)
         if verb == cb.FORCED:  # a table setting (not a rule): kept with the message ids
             s.ids["forced"] = c.arg == "1"
-            self._save_ids(s, 0.0)
-            return await self._lobby_saved(s)
+            self.ids.save(s, 0.0)
+            return await self.saved(s)
         if verb == cb.HINTS:  # a table setting too: 💡 on the hand messages
             s.ids["hints"] = c.arg == "1"
-            self._save_ids(s, 0.0)
-            return await self._lobby_saved(s)
+            self.ids.save(s, 0.0)
+            return await self.saved(s)
         if verb == cb.PLAYERS:
             return await self._change_rules(s, "players", int(c.arg))
         if verb == cb.PRESET:
@@ -221,14 +231,14 @@ class LobbyRoom(TableRoom):
             if s.solo:  # the computers sit down now, at the level chosen
                 del s.seats[1:]
                 while len(s.seats) < s.rules.players:
-                    s.seats.append(SeatInfo("computer", 0, self._computer_name(s), s.level))
+                    s.seats.append(SeatInfo("computer", 0, self.kit.computer_name(s), s.level))
             if len(s.seats) < s.rules.players:
                 return Answer(t(lang, "popup.not_full"))
-            await self._start(s)
+            await self.start(s)
             return Answer()
         if verb == cb.CANCEL:
             await self.storage.cancel_lobby(s.game_id)
-            self._close_lobby(s, "lobby.cancelled")
+            self.close_lobby(s, "lobby.cancelled")
             return Answer()
         return Answer(t(lang, "popup.unknown"))
 
@@ -240,26 +250,26 @@ class LobbyRoom(TableRoom):
             return Answer(t(lang, "popup.table_full"))
         row = await self.storage.get_user(user.id)
         if row is None or not row.started or row.blocked:
-            return Answer(url=f"https://t.me/{self.bot_username}?start=join_{s.lobby_code}")
+            return Answer(url=f"https://t.me/{self.config.bot_username}?start=join_{s.lobby_code}")
         s.seats.append(SeatInfo("human", user.id, user.name, ""))
         s.note = t(lang, "lobby.joined", name=esc(user.name))
-        return await self._lobby_saved(s)
+        return await self.saved(s)
 
-    async def _lobby_saved(self, s: Session) -> Answer:
+    async def saved(self, s: Session) -> Answer:
         try:
             s.lobby_rev = await self.storage.update_lobby(
                 s.game_id, s.lobby_rev, seats=seats_json(s.seats), rules=s.rules.model_dump_json())
         except (VersionConflict, StatusConflict):
-            await self._reload_lobby(s)
+            await self.reload_lobby(s)
             return Answer(t(s.lang, "popup.stale"))
-        s.touched = self.clock()
+        s.touched = self.config.clock()
         self.show_lobby(s)
         return Answer()
 
-    async def _reload_lobby(self, s: Session) -> None:
+    async def reload_lobby(self, s: Session) -> None:
         game = await self.storage.get_game(s.game_id)
         if game is None or game.status != "lobby":
-            self._unregister(s)
+            self.registry.unregister(s)
             return
         s.seats = seats_from_json(game.seats)
         s.rules = rules_from_dict(json.loads(game.rules))
@@ -280,29 +290,29 @@ class LobbyRoom(TableRoom):
             return Answer(t(s.lang, "popup.too_many_seated"))
         s.rules = rules
         s.note = ""
-        return await self._lobby_saved(s)
+        return await self.saved(s)
 
     async def join_by_code(self, user: UserRef, code: str) -> None:
         """``/start join_<code>`` in private: seat the user at that lobby."""
-        lang = self.lang_for_user(user.id)
+        lang = self.people.lang_for_user(user.id)
         game = await self.storage.game_by_lobby_code(code)
-        s = self.sessions.get(game.game_id) if game is not None else None
+        s = self.registry.get(game.game_id) if game is not None else None
         if s is None or s.status != "lobby":
-            self.reply(user.id, t(lang, "join.gone"))
+            self.kit.reply(user.id, t(lang, "join.gone"))
             return
         async with s.lock:
             if s.status != "lobby":
-                self.reply(user.id, t(lang, "join.gone"))
+                self.kit.reply(user.id, t(lang, "join.gone"))
                 return
             answer = await self._join(s, user)
         if answer.text:
-            self.reply(user.id, answer.text)
+            self.kit.reply(user.id, answer.text)
         else:
-            self.reply(user.id, t(lang, "join.done", title=esc(s.title or "—")))
+            self.kit.reply(user.id, t(lang, "join.done", title=esc(s.title or "—")))
 
-    async def _start(self, s: Session) -> None:
+    async def start(self, s: Session) -> None:
         state = new_game(s.rules, s.seed)
-        deadline = self._deadline(s, state)
+        deadline = self.table.deadline(s, state)
         await self.storage.start_game(s.game_id, s.lobby_rev, snapshot=snapshot(state),
                                       deadline=deadline, seats=seats_json(s.seats),
                                       rules=s.rules.model_dump_json())
@@ -312,7 +322,7 @@ class LobbyRoom(TableRoom):
         s.status = "playing"
         s.state = state
         s.page = ""
-        self._register(s)
+        self.registry.register(s)
         if not s.solo:
             self.outbox.rename(s.chat_id, lobby_key(s.game_id), table_key(s.game_id, 1))
             if "lobby" in s.ids:
@@ -321,35 +331,42 @@ class LobbyRoom(TableRoom):
             s.ids.pop("lobby")
             self.outbox.put(s.chat_id, lobby_key(s.game_id),
                             R.render_solo_started(s.lang, self.lobby_info(s)), final=True)
-        self.refresh(s)
-        self.schedule(s)
+        self.table.refresh(s)
+        self.table.schedule(s)
+
+    def close_lobby(self, s: Session, text_key: str | None) -> None:
+        """Forget a lobby whose end is stored (cancelled, expired, the bot removed); its
+        message says ``text_key`` (None: nothing more is sent)."""
+        s.status = "stopped"
+        self.registry.unregister(s)
+        if text_key is not None:
+            self.outbox.put(s.chat_id, lobby_key(s.game_id), R.Rendered(t(s.lang, text_key)),
+                            final=True)
 
     # ================================================================== the end of a game
 
-    def _game_over(self, s: Session) -> None:
-        """The final score sheet with "Rematch" and "New table" buttons, in the game's
-        chat (a group, or the private chat of a solo game), then its pictures."""
+    def final_sheet(self, s: Session) -> list[dict[str, Any]]:
+        """The end of a game (``TableHooks.game_over``): the final score sheet with "Rematch"
+        and "New table" buttons, in the game's chat (a group, or the private chat of a solo
+        game).  Returns its rows (the media room draws them)."""
         st = s.state
         assert st is not None
         rows = [sheet_row(h) for h in st.history]
-        self.reply(s.chat_id, R.render_game_end(s.lang, s.game_id, rows, s.labels(), st.winner),
-                   R.end_keyboard(s.lang, s.game_id))
-        self._pictures_after_end(s, rows)
-        record_later(self, s)  # the players' records and ratings (ratings_room.py)
-
-    def _pictures_after_end(self, s: Session, rows: list[dict[str, Any]]) -> None:
-        """The pictures of the game after its final sheet (the media room draws them)."""
+        self.kit.reply(s.chat_id, R.render_game_end(s.lang, s.game_id, rows, s.labels(),
+                                                    st.winner),
+                       R.end_keyboard(s.lang, s.game_id))
+        return rows
 
     async def end_press(self, c: cb.Callback, user: UserRef, where: Where) -> Answer:
         """"Rematch" (the same seats and rules, the next dealer) or "New table" pressed on
         the final sheet of a game in ``where``'s chat."""
-        lang = self.lang_for_user(user.id)
+        lang = self.people.lang_for_user(user.id)
         game = await self.storage.get_game(c.game_id)
         if game is None or game.chat_id != where.chat_id:
             return Answer(t(lang, "guard.wrong_place"))
         chat_id = game.chat_id
-        async with self.chat_lock(chat_id):
-            if self.session_of_chat(chat_id) is not None \
+        async with self.registry.chat_lock(chat_id):
+            if self.registry.session_of_chat(chat_id) is not None \
                     or await self.storage.active_game(chat_id) is not None:
                 return Answer(t(lang, "end.already"))
             chat = await self.storage.get_chat(chat_id)
@@ -359,9 +376,9 @@ class LobbyRoom(TableRoom):
             rules = rules_from_dict(json.loads(game.rules))
             if c.verb == cb.NEW_TABLE:
                 if kind == "private":
-                    await self._solo_setup(ref, user, clang, rules)
+                    await self.solo_setup(ref, user, clang, rules)
                 else:
-                    await self._open_lobby(ref, user, clang, rules)
+                    await self.open_lobby(ref, user, clang, rules)
                 return Answer()
             seats = seats_from_json(game.seats)
             if not any(x.kind == "human" and x.user_id == user.id for x in seats):
@@ -370,22 +387,23 @@ class LobbyRoom(TableRoom):
                 if x.kind == "human":
                     row = await self.storage.get_user(x.user_id)
                     if row is None or not row.started or row.blocked:
-                        seats[i] = SeatInfo("computer", 0, x.name, self.computer_level)
+                        seats[i] = SeatInfo("computer", 0, x.name, self.config.computer_level)
             ids = json.loads(game.message_ids or "{}")
-            level = str(ids.get("level", self.computer_level)) if isinstance(ids, dict) \
-                else self.computer_level
+            level = str(ids.get("level", self.config.computer_level)) if isinstance(ids, dict) \
+                else self.config.computer_level
             seed = self._next_dealer_seed(rules, game.seed)
             gid = await self.storage.create_game(
                 chat_id, user.id, rules=rules.model_dump_json(), seed=seed,
-                seats=seats_json(seats), lobby_code=None if kind == "private" else self._code())
+                seats=seats_json(seats),
+                lobby_code=None if kind == "private" else self.config.code())
             created = await self.storage.get_game(gid)
             assert created is not None
             s = Session(gid, chat_id, kind, clang, user.id, "lobby", rules, seed, seats,
                         lobby_rev=created.lobby_rev, level=level,
                         title=str(ids.get("title", "")) if isinstance(ids, dict) else "")
             s.ids = {"level": level, "title": s.title}
-            self._register(s)
-            await self._start(s)
+            self.registry.register(s)
+            await self.start(s)
         return Answer()
 
     def _next_dealer_seed(self, rules: Rules, seed: int) -> int:
@@ -393,7 +411,7 @@ class LobbyRoom(TableRoom):
         deals come from the seed, so the record stays a seed and moves)."""
         want = (new_game(rules, seed).dealer + 1) % rules.players
         while True:
-            candidate = self._seed()
+            candidate = self.config.seed()
             if new_game(rules, candidate).dealer == want:
                 return candidate
 

@@ -7,13 +7,15 @@ import logging
 
 from bot.engine.rules import RulesError, rules_from_args
 from bot.i18n import LANGS, Lang, esc, t
-from bot.tg import render as R
 from bot.tg.model import (
     seats_from_json,
     sheet_row,
 )
-from bot.tg.restore import RestoreRoom
-from bot.tg.session import (
+from bot.tg.rooms.base import Kit
+from bot.tg.rooms.lobby import LobbyRoom
+from bot.tg.rooms.membership import MembershipRoom
+from bot.tg.rooms.restore import RestoreRoom
+from bot.tg.rooms.session import (
     ChatRef,
     LobbyCopy,
     UserRef,
@@ -21,6 +23,8 @@ from bot.tg.session import (
     lobby_key,
     table_key,
 )
+from bot.tg.rooms.table import TableRoom
+from bot.tg.view import render as R
 from storage import (
     StorageError,
 )
@@ -28,108 +32,112 @@ from storage import (
 log = logging.getLogger(__name__)
 
 
-class CommandsRoom(RestoreRoom):
-    """What people type."""
+class CommandsRoom:
+    """What people type (but /stats and /top: ``ratings.py``, /export: ``media.py``)."""
+
+    def __init__(self, kit: Kit, table: TableRoom, lobby: LobbyRoom, restore: RestoreRoom,
+                 membership: MembershipRoom) -> None:
+        self.kit = kit
+        self.storage = kit.storage
+        self.outbox = kit.outbox
+        self.registry = kit.registry
+        self.people = kit.people
+        self.table = table
+        self.lobby = lobby
+        self.restore = restore
+        self.membership = membership
 
     async def newgame(self, chat: ChatRef, user: UserRef, args: list[str]) -> None:
-        await self._user(user)
-        async with self.chat_lock(chat.id):
-            lang = await self._chat(chat, user)
+        await self.people.user(user)
+        async with self.registry.chat_lock(chat.id):
+            lang = await self.people.chat(chat, user)
             if chat.kind == "private":
                 await self.storage.mark_started(user.id)
-            existing = self.session_of_chat(chat.id) or await self._orphan(chat.id)
+            existing = self.registry.session_of_chat(chat.id) or await self.restore.orphan(chat.id)
             if existing is not None:
-                self.reply(chat.id, t(lang, "newgame.exists"))
+                self.kit.reply(chat.id, t(lang, "newgame.exists"))
                 return
-            base = await self._default_rules(chat.id)
+            base = await self.lobby.default_rules(chat.id)
             try:
                 rules = rules_from_args(base, args)
             except RulesError as e:
-                self.reply(chat.id, t(lang, "newgame.bad_args",
+                self.kit.reply(chat.id, t(lang, "newgame.bad_args",
                                       reason=R.refusal_text(lang, e)))
                 return
             if chat.kind == "private" and args:  # "/newgame 4 full": at once
-                await self._solo(chat, user, lang, rules)
+                await self.lobby.solo(chat, user, lang, rules)
             elif chat.kind == "private":  # the level and the table size as buttons first
-                await self._solo_setup(chat, user, lang, rules)
+                await self.lobby.solo_setup(chat, user, lang, rules)
             else:
-                await self._open_lobby(chat, user, lang, rules)
+                await self.lobby.open_lobby(chat, user, lang, rules)
 
     async def start_cmd(self, user: UserRef, payload: str) -> None:
-        await self._user(user)
-        lang = self.lang_for_user(user.id)
+        await self.people.user(user)
+        lang = self.people.lang_for_user(user.id)
         await self.storage.upsert_chat(user.id, "private", language=lang)
         was = await self.storage.get_user(user.id)
         await self.storage.mark_started(user.id)
         if was is not None and was.blocked:
-            await self.user_back(user.id)
+            await self.membership.user_back(user.id)
         if payload.startswith("join_"):
-            await self.join_by_code(user, payload[5:])
+            await self.lobby.join_by_code(user, payload[5:])
             return
-        self.reply(user.id, t(lang, "start.hello", name=esc(user.name)))
-
-    async def private_message(self, user: UserRef) -> None:
-        await self._user(user)
-        was = await self.storage.get_user(user.id)
-        if was is not None and (not was.started or was.blocked):
-            await self.storage.mark_started(user.id)
-            if was.blocked:
-                await self.user_back(user.id)
+        self.kit.reply(user.id, t(lang, "start.hello", name=esc(user.name)))
 
     def help(self, chat_id: int, lang: Lang) -> None:
-        self.reply(chat_id, t(lang, "help"))
+        self.kit.reply(chat_id, t(lang, "help"))
 
     async def hint(self, chat: ChatRef, user: UserRef | None, *, command: bool) -> None:
         """An unknown command, or text in the private chat: a short hint with the commands."""
-        lang = await self.chat_lang(chat, user)
-        self.reply(chat.id, t(lang, "hint.unknown_command" if command else "hint.private_text"))
+        lang = await self.people.chat_lang(chat, user)
+        self.kit.reply(chat.id, t(lang, "hint.unknown_command" if command else "hint.private_text"))
 
     async def lang_cmd(self, chat: ChatRef, user: UserRef, args: list[str]) -> None:
         """``/lang`` tells the chat's language; ``/lang ru|en`` switches it (in a group: the
         table's creator or an admin).  In private it is the person's language everywhere."""
-        lang = await self.chat_lang(chat, user)
+        lang = await self.people.chat_lang(chat, user)
         if not args:
-            self.reply(chat.id, t(lang, "lang.current", name=t(lang, "lang.name")))
+            self.kit.reply(chat.id, t(lang, "lang.current", name=t(lang, "lang.name")))
             return
         code = args[0].lower().strip()
         if code not in LANGS:
-            self.reply(chat.id, t(lang, "lang.unknown", code=esc(code[:16])))
+            self.kit.reply(chat.id, t(lang, "lang.unknown", code=esc(code[:16])))
             return
         new: Lang = "en" if code == "en" else "ru"
-        async with self.chat_lock(chat.id):
-            s = self.session_of_chat(chat.id)
+        async with self.registry.chat_lock(chat.id):
+            s = self.registry.session_of_chat(chat.id)
             if chat.kind != "private":
                 allowed = user.anonymous_admin or (s is not None and s.creator_id == user.id) \
-                    or await self.is_admin(chat.id, user.id)
+                    or await self.people.is_admin(chat.id, user.id)
                 if not allowed:
-                    self.reply(chat.id, t(lang, "lang.not_allowed"))
+                    self.kit.reply(chat.id, t(lang, "lang.not_allowed"))
                     return
             await self.storage.upsert_chat(chat.id, chat.kind, language=lang)
             await self.storage.set_chat_language(chat.id, new)
             if chat.kind == "private":
                 await self.storage.set_user_language(user.id, new)
-                self.user_langs[user.id] = new
+                self.people.remember(user.id, new)
             if s is not None:
                 s.lang = new
                 if s.status == "lobby":
-                    self.show_lobby(s)
+                    self.lobby.show_lobby(s)
                 else:
-                    self.refresh(s)
+                    self.table.refresh(s)
         if chat.kind == "private":  # the person's hands at group tables follow them
-            for other in list(self.sessions.values()):
+            for other in list(self.registry.sessions.values()):
                 if other.chat_id != chat.id and other.seat_of(user.id) >= 0 \
                         and other.status == "playing":
-                    self.refresh(other)
-        self.reply(chat.id, t(new, "lang.set"))
+                    self.table.refresh(other)
+        self.kit.reply(chat.id, t(new, "lang.set"))
 
     async def table_cmd(self, chat: ChatRef, user: UserRef | None) -> None:
         """``/table``: the table (in private: the hand; a lobby: the lobby) posted anew at
         the bottom of the chat; the old message says where it went and stops changing."""
-        lang = await self.chat_lang(chat, user)
-        async with self.chat_lock(chat.id):
-            s = self.session_of_chat(chat.id)
+        lang = await self.people.chat_lang(chat, user)
+        async with self.registry.chat_lock(chat.id):
+            s = self.registry.session_of_chat(chat.id)
             if s is None:
-                self.reply(chat.id, t(lang, "table.none"))
+                self.kit.reply(chat.id, t(lang, "table.none"))
                 return
             if s.status == "lobby":
                 key = lobby_key(s.game_id)
@@ -147,58 +155,58 @@ class CommandsRoom(RestoreRoom):
             else:
                 self.outbox.forget(chat.id, old)
             if s.status == "lobby":
-                self.show_lobby(s)
+                self.lobby.show_lobby(s)
             else:
-                self.refresh(s)
+                self.table.refresh(s)
 
     async def score(self, chat: ChatRef, user: UserRef | None) -> None:
-        lang = await self.chat_lang(chat, user)
-        s = self.session_of_chat(chat.id)
+        lang = await self.people.chat_lang(chat, user)
+        s = self.registry.session_of_chat(chat.id)
         if s is not None and s.state is not None:
             rows = [sheet_row(h) for h in s.state.history]
-            self.reply(chat.id, R.render_score(lang, rows, s.labels()),
+            self.kit.reply(chat.id, R.render_score(lang, rows, s.labels()),
                        R.pictures_keyboard(lang, s.game_id) if rows else ())
             return
         game = await self.storage.last_game(chat.id)
         if game is None or game.status == "lobby":
-            self.reply(chat.id, t(lang, "score.none"))
+            self.kit.reply(chat.id, t(lang, "score.none"))
             return
         sheet = await self.storage.score_sheet(game.game_id)
         rows = [json.loads(r.data) for r in sheet]
         labels = tuple(R.SeatLabel(x.name, x.computer) for x in seats_from_json(game.seats))
         title = t(lang, "score.finished" if game.status == "finished" else "score.stopped")
-        self.reply(chat.id, R.render_score(lang, rows, labels, title=title),
+        self.kit.reply(chat.id, R.render_score(lang, rows, labels, title=title),
                    R.pictures_keyboard(lang, game.game_id) if rows else ())
 
     async def rules_cmd(self, chat: ChatRef, user: UserRef | None, args: list[str]) -> None:
-        lang = await self.chat_lang(chat, user)
-        s = self.session_of_chat(chat.id)
-        rules = s.rules if s is not None else await self._default_rules(chat.id)
+        lang = await self.people.chat_lang(chat, user)
+        s = self.registry.session_of_chat(chat.id)
+        rules = s.rules if s is not None else await self.lobby.default_rules(chat.id)
         if args:
             rid = R.find_rule(" ".join(args))
             if rid is None:
-                self.reply(chat.id, t(lang, "rules.unknown", word=esc(" ".join(args))))
+                self.kit.reply(chat.id, t(lang, "rules.unknown", word=esc(" ".join(args))))
             else:
-                self.reply(chat.id, R.render_rule(lang, rid, rules))
+                self.kit.reply(chat.id, R.render_rule(lang, rid, rules))
             return
         for piece in R.render_rules(lang, rules):
             self.outbox.send(chat.id, R.Rendered(piece))
 
     async def leave(self, chat: ChatRef, user: UserRef) -> None:
-        lang = await self.chat_lang(chat, user)
-        async with self.chat_lock(chat.id):
+        lang = await self.people.chat_lang(chat, user)
+        async with self.registry.chat_lock(chat.id):
             # everything is checked again under the lock: another press may have changed it
-            s = self.session_of_chat(chat.id)
+            s = self.registry.session_of_chat(chat.id)
             seat = s.seat_of(user.id) if s is not None else -1
             if s is None or seat < 0:
-                self.reply(chat.id, t(lang, "leave.not_seated"))
+                self.kit.reply(chat.id, t(lang, "leave.not_seated"))
                 return
             if s.status == "lobby":
                 saved = LobbyCopy.of(s)
                 del s.seats[seat]
                 s.note = t(lang, "lobby.left", name=esc(user.name))
                 try:
-                    await self._lobby_saved(s)
+                    await self.lobby.saved(s)
                 except StorageError:
                     saved.restore(s)
                     raise
@@ -206,32 +214,33 @@ class CommandsRoom(RestoreRoom):
             if s.status != "playing":
                 return
             if s.solo:
-                await self._stop(s)
+                await self.table.stop(s)
                 return
             humans = [i for i, x in enumerate(s.seats)
                       if x.kind == "human" and not x.auto and i != seat]
             deal = s.shown_deal
-            await self._set_auto(s, seat, True, "leave")
-            self._put_hand(s, seat, deal, R.render_left(self.lang_for_user(user.id)), final=True)
-            self.reply(chat.id, t(lang, "leave.done", name=esc(user.name)))
+            await self.table.set_auto(s, seat, True, "leave")
+            self.table.put_hand(s, seat, deal, R.render_left(self.people.lang_for_user(user.id)),
+                                final=True)
+            self.kit.reply(chat.id, t(lang, "leave.done", name=esc(user.name)))
             if not humans:
-                await self._stop(s)
+                await self.table.stop(s)
 
     async def stop(self, chat: ChatRef, user: UserRef) -> None:
-        lang = await self.chat_lang(chat, user)
-        async with self.chat_lock(chat.id):
-            s = self.session_of_chat(chat.id)
+        lang = await self.people.chat_lang(chat, user)
+        async with self.registry.chat_lock(chat.id):
+            s = self.registry.session_of_chat(chat.id)
             if s is None:
-                s = await self._orphan(chat.id)
+                s = await self.restore.orphan(chat.id)
             if s is None:
-                self.reply(chat.id, t(lang, "stop.none"))
+                self.kit.reply(chat.id, t(lang, "stop.none"))
                 return
-            if not await self._may_manage(s, user):
-                self.reply(chat.id, t(lang, "stop.not_allowed"))
+            if not await self.people.may_manage(s, user):
+                self.kit.reply(chat.id, t(lang, "stop.not_allowed"))
                 return
             if s.status == "lobby":
                 await self.storage.cancel_lobby(s.game_id)
-                self._close_lobby(s, "lobby.cancelled")
+                self.lobby.close_lobby(s, "lobby.cancelled")
                 return
-            await self._stop(s)
-        self.reply(chat.id, t(lang, "stop.done"))
+            await self.table.stop(s)
+        self.kit.reply(chat.id, t(lang, "stop.done"))

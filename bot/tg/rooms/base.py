@@ -1,0 +1,361 @@
+"""What every room is built on (none of these is a room; none calls a room):
+
+* ``Config`` — the service's settings (timeouts, pace, the computers' level, clock, seeds);
+* ``Registry`` — the games in memory: sessions by game and by chat, the pending games of
+  the start-up (``restore.py``), one lock per chat;
+* ``People`` — languages of people and chats, admin checks (a small cache);
+* ``Tasks`` — the supervised background tasks and the closing flag;
+* ``MessageIds`` — the game's message ids stored shortly after they change;
+* ``Kit`` — the bundle of the above with storage, outbox, thinker, bot and coordinator,
+  handed to every room.
+
+The one upward need here, a game whose background task died and must be re-armed, is a
+narrow callback: ``Tasks.on_died`` (the table room sets it to ``TableRoom.resume``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import string
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram.error import TelegramError
+
+from bot.i18n import Lang, lang_of, norm_lang, t
+from bot.tg.io.coord import Coordinator
+from bot.tg.io.outbox import Outbox
+from bot.tg.io.thinking import Thinker
+from bot.tg.rooms.session import (
+    CACHE_LIMIT,
+    NEW_MESSAGE_SAVE,
+    SUPERVISOR_RESTARTS,
+    SWEEP_EVERY,
+    Backoff,
+    ChatRef,
+    Session,
+    UserRef,
+)
+from bot.tg.view import render as R
+from storage import Backend, Game, StorageError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Config:
+    """The settings of the game service (tests change ``move_delay`` on the fly)."""
+
+    turn_timeout: float = 90.0
+    move_delay: float = 1.0
+    computer_level: str = "hard"
+    lobby_ttl: float = 30 * 60.0
+    game_ttl: float = 14 * 86400.0
+    rng: random.Random = field(default_factory=random.SystemRandom)
+    clock: Callable[[], float] = time.time
+    bot_username: str = "bot"
+
+    @property
+    def sweep_every(self) -> float:
+        return min(SWEEP_EVERY, self.lobby_ttl / 4, self.game_ttl / 4)
+
+    def code(self) -> str:
+        """A new lobby code (ten letters and digits)."""
+        return "".join(self.rng.choice(string.ascii_lowercase + string.digits)
+                       for _ in range(10))
+
+    def seed(self) -> int:
+        return self.rng.getrandbits(62)
+
+
+class Registry:
+    """The games in memory, by game and by chat; the pending ones of the start-up; one
+    lock per chat (commands and presses alike)."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.sessions: dict[int, Session] = {}
+        self.by_chat: dict[int, int] = {}
+        # games in progress not rebuilt yet (restore.py: rebuilt when first touched, or by
+        # the background restore): game id -> its row at start-up, chat id -> game id
+        self.pending: dict[int, Game] = {}
+        self.pending_chat: dict[int, int] = {}
+        self.chat_locks: dict[int, asyncio.Lock] = {}
+
+    def chat_lock(self, chat_id: int) -> asyncio.Lock:
+        lock = self.chat_locks.get(chat_id)
+        if lock is None:
+            lock = self.chat_locks[chat_id] = asyncio.Lock()
+        return lock
+
+    def get(self, game_id: int) -> Session | None:
+        return self.sessions.get(game_id)
+
+    def live(self, s: Session) -> bool:
+        """Is ``s`` still the game in memory under its id?"""
+        return self.sessions.get(s.game_id) is s
+
+    def session_of_chat(self, chat_id: int) -> Session | None:
+        gid = self.by_chat.get(chat_id)
+        return self.sessions.get(gid) if gid is not None else None
+
+    def register(self, s: Session) -> None:
+        s.lock = self.chat_lock(s.chat_id)
+        if not s.touched:
+            s.touched = self.clock()
+        self.sessions[s.game_id] = s
+        self.by_chat[s.chat_id] = s.game_id
+
+    def unregister(self, s: Session) -> None:
+        self.sessions.pop(s.game_id, None)
+        if self.by_chat.get(s.chat_id) == s.game_id:
+            del self.by_chat[s.chat_id]
+        if s.timer is not None and s.timer is not asyncio.current_task():
+            s.timer.cancel()
+        if s.driver is not None and s.driver is not asyncio.current_task():
+            s.driver.cancel()
+
+    def unregister_id(self, game_id: int) -> None:
+        s = self.sessions.get(game_id)
+        if s is not None:
+            self.unregister(s)
+
+    def move_chat(self, old: int, new: int) -> Session | None:
+        """A group became a supergroup: its game (if any) is filed under the new id."""
+        gid = self.by_chat.pop(old, None)
+        s = self.sessions.get(gid) if gid is not None else None
+        if s is not None and gid is not None:
+            s.chat_id = new
+            s.kind = "supergroup"
+            self.by_chat[new] = gid
+        return s
+
+    def add_pending(self, game: Game) -> None:
+        if game.game_id not in self.sessions:
+            self.pending[game.game_id] = game
+            self.pending_chat[game.chat_id] = game.game_id
+
+    def pending_of_chat(self, chat_id: int) -> Game | None:
+        gid = self.pending_chat.get(chat_id)
+        return self.pending.get(gid) if gid is not None else None
+
+    def forget_pending(self, game_id: int) -> Game | None:
+        game = self.pending.pop(game_id, None)
+        if game is not None and self.pending_chat.get(game.chat_id) == game_id:
+            del self.pending_chat[game.chat_id]
+        return game
+
+    def busy_chats(self) -> set[int]:
+        return {s.chat_id for s in self.sessions.values()}
+
+    def prune(self) -> None:
+        """Drop the locks of chats without a game (unless held)."""
+        busy = self.busy_chats()
+        self.chat_locks = {c: lk for c, lk in self.chat_locks.items()
+                           if c in busy or lk.locked()}
+
+
+class People:
+    """Languages of people and chats (stored, cached) and admin checks (cached 60 s)."""
+
+    def __init__(self, storage: Backend, bot: Any) -> None:
+        self.storage = storage
+        self.bot = bot
+        self.user_langs: dict[int, Lang] = {}
+        self.admins: dict[tuple[int, int], tuple[float, bool]] = {}
+
+    def lang_for_user(self, user_id: int) -> Lang:
+        return self.user_langs.get(user_id, "ru")
+
+    def remember(self, user_id: int, lang: Lang) -> None:
+        self.user_langs[user_id] = lang
+
+    async def user(self, user: UserRef) -> None:
+        """Store the person (name, language guessed from Telegram the first time)."""
+        lang = lang_of(user.language_code)
+        self.user_langs.setdefault(user.id, lang)
+        row = await self.storage.upsert_user(user.id, user.name,
+                                             user.username, language=lang)
+        if row.language is not None:
+            self.user_langs[user.id] = norm_lang(row.language)
+
+    async def chat(self, chat: ChatRef, user: UserRef | None) -> Lang:
+        """Store the chat; its language."""
+        lang = lang_of(user.language_code if user else None)
+        row = await self.storage.upsert_chat(chat.id, chat.kind, language=lang)
+        return norm_lang(row.language)
+
+    async def chat_lang(self, chat: ChatRef, user: UserRef | None) -> Lang:
+        if chat.kind == "private" and user is not None:
+            await self.user(user)
+            return self.lang_for_user(user.id)
+        row = await self.storage.get_chat(chat.id)
+        if row is None:  # the first word in this group: its language is the speaker's
+            row = await self.storage.upsert_chat(
+                chat.id, chat.kind, language=lang_of(user.language_code if user else None))
+        return norm_lang(row.language)
+
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        if chat_id > 0:
+            return chat_id == user_id
+        if len(self.admins) > CACHE_LIMIT:
+            self.admins.clear()
+        now = time.monotonic()
+        cached = self.admins.get((chat_id, user_id))
+        if cached is not None and now - cached[0] < 60:
+            return cached[1]
+        try:
+            member = await self.bot.get_chat_member(chat_id, user_id)
+            ok = member.status in ("creator", "administrator")
+        except TelegramError as e:
+            log.info("getChatMember(%s, %s) failed: %s", chat_id, user_id, e)
+            ok = False
+        self.admins[(chat_id, user_id)] = (now, ok)
+        return ok
+
+    async def may_manage(self, s: Session, user: UserRef) -> bool:
+        if user.anonymous_admin:
+            return True  # the handlers set it only for a message on behalf of this chat
+        return user.id == s.creator_id or await self.is_admin(s.chat_id, user.id)
+
+    def prune(self, sessions: list[Session]) -> None:
+        mono = time.monotonic()
+        self.admins = {k: v for k, v in self.admins.items() if mono - v[0] < 60}
+        if len(self.user_langs) > CACHE_LIMIT:
+            seated = {x.user_id for s in sessions for x in s.seats}
+            self.user_langs = {u: lg for u, lg in self.user_langs.items() if u in seated}
+
+
+class Tasks:
+    """The background tasks of the service.  ``spawn`` supervises a game's task: if it dies
+    of an error it is logged with the game id and ``on_died`` (a narrow callback, set by
+    the table room) re-arms the game's moves and timers, with growing delays."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self.closing = False
+        self.all: set[asyncio.Task[None]] = set()
+        self.on_died: Callable[[Session], None] = lambda s: None
+
+    def spawn(self, s: Session, coro: Coroutine[Any, Any, None],
+              name: str) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self.all.add(task)
+        task.add_done_callback(lambda done: self._done(s, done))
+        return task
+
+    def spawn_free(self, coro: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+        """A task of no game (not re-armed): cancelled at shutdown."""
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self.all.add(task)
+        task.add_done_callback(self.all.discard)
+        return task
+
+    def _done(self, s: Session, task: asyncio.Task[None]) -> None:
+        self.all.discard(task)
+        if task.cancelled() or task.exception() is None:
+            return
+        log.error("game %s: background task %s died", s.game_id, task.get_name(),
+                  exc_info=task.exception())
+        if self.closing or not self.registry.live(s):
+            return
+        s.restarts += 1
+        if s.restarts > SUPERVISOR_RESTARTS:
+            log.critical("game %s: background tasks keep dying; the game waits for a press or "
+                         "a restart", s.game_id)
+            return
+        loop = asyncio.get_running_loop()
+        loop.call_later(min(2.0 ** s.restarts, 30.0), self._resume, s)
+
+    def _resume(self, s: Session) -> None:
+        if not self.closing and self.registry.live(s):
+            self.on_died(s)
+
+    async def cancel_all(self, *extra: asyncio.Task[None] | None) -> None:
+        """Shutdown: closing from now on; every task (and ``extra``) cancelled and awaited."""
+        self.closing = True
+        tasks = [t for t in self.all if not t.done()]
+        tasks += [t for t in extra if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class MessageIds:
+    """The game's message ids (and what they show) stored within a delay of a change: one
+    write serves every change meanwhile; a failed write is retried with backoff."""
+
+    def __init__(self, storage: Backend, tasks: Tasks) -> None:
+        self.storage = storage
+        self.tasks = tasks
+
+    def save(self, s: Session, delay: float = NEW_MESSAGE_SAVE) -> None:
+        s.ids_dirty = True
+        due = time.monotonic() + delay
+        if s.ids_task is not None and not s.ids_task.done():
+            s.ids_due = min(s.ids_due, due)
+            return
+        s.ids_due = due
+        if self.tasks.closing:
+            return
+
+        async def run() -> None:
+            backoff = Backoff(s.game_id, "saving message ids")
+            while s.ids_dirty and not self.tasks.closing:
+                wait = s.ids_due - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                    continue
+                try:
+                    await self.write(s)
+                    backoff.ok()
+                except StorageError as e:
+                    backoff.failed(e)
+                    await backoff.wait()
+
+        s.ids_task = self.tasks.spawn(s, run(), f"ids:{s.game_id}")
+
+    async def write(self, s: Session) -> None:
+        """Store the message ids now (raises StorageError); clears the pending marks."""
+        urgent = s.ids_urgent
+        s.ids_dirty = s.ids_urgent = False
+        try:
+            await self.storage.set_message_ids(s.game_id, json.dumps(s.ids))
+        except BaseException:
+            s.ids_dirty = True
+            s.ids_urgent = s.ids_urgent or urgent
+            raise
+
+
+@dataclass
+class Kit:
+    """The shared services every room is given (none of them is a room)."""
+
+    storage: Backend
+    outbox: Outbox
+    thinker: Thinker
+    bot: Any
+    coord: Coordinator
+    config: Config
+    registry: Registry
+    people: People
+    tasks: Tasks
+    ids: MessageIds
+
+    def reply(self, chat_id: int, text: str, keyboard: R.Keyboard = ()) -> None:
+        """Send ``text`` (split into messages of the allowed length) to ``chat_id``."""
+        for piece in R.split_text(text):
+            self.outbox.send(chat_id, R.Rendered(piece, keyboard))
+
+    def computer_name(self, s: Session) -> str:
+        names = t(s.lang, "computer.names").split(",")
+        used = {x.name for x in s.seats}
+        for name in names:
+            if name not in used:
+                return name
+        return f"{names[0]} {len(s.seats) + 1}"
