@@ -29,7 +29,7 @@ from bot.engine.state import (
     parse_action,
 )
 from bot.engine.views import TableView, view
-from bot.i18n import t
+from bot.i18n import LANGS, t
 
 HUMAN = 0
 
@@ -228,7 +228,7 @@ def play_main(argv: list[str]) -> int:
     parser.add_argument("--save", type=Path, default=None, help="write the game record here")
     parser.add_argument("--level", choices=LEVELS, default="normal", help="computer players")
     parser.add_argument("--preset", choices=sorted(PRESETS), default="classic")
-    parser.add_argument("--lang", choices=("ru", "en"), default="ru")
+    parser.add_argument("--lang", choices=LANGS, default="ru")
     args = parser.parse_args(argv)
     seed = args.seed
     if seed is None:

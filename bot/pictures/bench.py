@@ -21,6 +21,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bot.i18n import LANGS
 from bot.pictures import render_race_png, render_sheet_png
 from bot.pictures.sample import sample_rows
 
@@ -50,7 +51,7 @@ def bench_pictures(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=30)
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=3)
     parser.add_argument("--runs", type=int, default=15, help="renders per picture (N)")
-    parser.add_argument("--lang", choices=("ru", "en"), default="ru")
+    parser.add_argument("--lang", choices=LANGS, default="ru")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     names = ["Анна", "Борис", "Вера", "Глеб"][: args.players]

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from bot import rule_words as W
 from bot.engine import cards as C
 from bot.engine.game import hand_redeal_reason
-from bot.engine.rule_texts import CHOICE_TEXTS, RULE_ALIASES, RULE_TEXTS
 from bot.engine.rules import (
     CLASSIC,
     PRESETS,
@@ -226,10 +226,7 @@ def popup(text: str) -> str:
 
 
 def rule_name(lang: str, rule_id: str) -> str:
-    texts = RULE_TEXTS.get(rule_id)
-    if texts is None:
-        return rule_id
-    return texts[2] if lang == "en" else texts[0]
+    return W.rule_name(lang, rule_id)
 
 
 def rule_value(lang: str, rule_id: str, value: Any) -> str:
@@ -237,10 +234,9 @@ def rule_value(lang: str, rule_id: str, value: Any) -> str:
         return t(lang, "value.on" if value else "value.off")
     if value is None:
         return t(lang, "value.none")
-    choices = CHOICE_TEXTS.get(rule_id)
-    if choices is not None and str(value) in choices:
-        ru, en = choices[str(value)]
-        return en if lang == "en" else ru
+    choice = W.choice_name(lang, rule_id, value)
+    if choice is not None:
+        return choice
     return _num(int(value)) if isinstance(value, int) else str(value)
 
 
@@ -267,17 +263,7 @@ def rules_brief(lang: str, rules: Rules, *, limit: int = 6) -> str:
 
 def find_rule(word: str) -> str | None:
     """The rule id a player means by ``word`` (an id, a name or an alias)."""
-    w = " ".join(word.lower().replace("ё", "е").split())
-    if w in RULE_TEXTS:
-        return w
-    if w.replace(" ", "_") in RULE_TEXTS:
-        return w.replace(" ", "_")
-    if w in RULE_ALIASES:
-        return RULE_ALIASES[w]
-    for rid, (name_ru, _, name_en, _) in RULE_TEXTS.items():
-        if w in (name_ru.lower().replace("ё", "е"), name_en.lower()):
-            return rid
-    return None
+    return W.find_rule(word)
 
 
 # --------------------------------------------------------------------------- lobby
@@ -371,10 +357,10 @@ def render_settings(lang: str, info: LobbyInfo) -> Rendered:
         idx = int(page[1:])
         rid = RULE_IDS[idx] if 0 <= idx < len(RULE_IDS) else RULE_IDS[0]
         spec = RULE_SPECS[rid]
-        texts = RULE_TEXTS.get(rid)
+        text = W.rule_text(lang, rid)
         lines.append(f"<b>{esc(rule_name(lang, rid))}</b>")
-        if texts is not None:
-            lines.append(esc(texts[3] if lang == "en" else texts[1]))
+        if text is not None:
+            lines.append(esc(text))
         lines.append(t(lang, "settings.now", value=esc(rule_value(lang, rid, getattr(r, rid)))))
         opts = [Button(("✅ " if getattr(r, rid) == opt else "") + rule_value(lang, rid, opt),
                        cb.encode(g, v, cb.SET, f"{idx}.{j}"))
@@ -967,8 +953,7 @@ def render_rules(lang: str, rules: Rules) -> list[str]:
 
 
 def render_rule(lang: str, rule_id: str, rules: Rules) -> str:
-    texts = RULE_TEXTS[rule_id]
-    name, text = (texts[2], texts[3]) if lang == "en" else (texts[0], texts[1])
+    name, text = W.rule_name(lang, rule_id), W.rule_text(lang, rule_id) or ""
     value = rule_value(lang, rule_id, getattr(rules, rule_id))
     default = rule_value(lang, rule_id, getattr(CLASSIC, rule_id))
     return fit(t(lang, "rule.one", name=esc(name), id=rule_id, text=esc(text), value=esc(value),
