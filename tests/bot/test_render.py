@@ -187,6 +187,14 @@ def test_rules_texts() -> None:
     assert R.find_rule("нет такого") is None
     for alias, rid in RULE_ALIASES.items():
         assert R.find_rule(alias) == rid
+    for lang in LANGS:  # every rule's name, in every language, finds the rule
+        for rid in RULE_IDS:
+            assert R.find_rule(R.rule_name(lang, rid)) == rid, (lang, rid)
+    # Ukrainian words, with any apostrophe
+    assert R.find_rule("розпис") == "rospis" and R.find_rule("Гра втемну") == "dark_play"
+    assert R.find_rule("мар'яж з першого ходу") == "marriage_first_lead"
+    assert R.find_rule("Мар’яж із першого ходу") == "marriage_first_lead"
+    assert R.find_rule("самоскид") == "samosval" and R.find_rule("на бочці") == "barrel"
 
 
 def test_split_and_fit() -> None:
