@@ -19,6 +19,7 @@ USAGE = """usage: python -m bot [COMMAND]
   bench storage [--games N]    moves stored per second by N games at once, append latency
                                [--moves N] [--compare] [--database-url URL]
   bench restart [--games N]    start-up to the first answer with N live games [--eager]
+  bench texts [--runs N]       the catalogs' start-up cost and the cost of one message
   arena --a L --b L [...]      computer players against each other on duplicate deals
   migrate-db --from SQLITE_PATH --to postgresql://...
                                copy the SQLite database into an empty PostgreSQL one
@@ -55,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
         from bot.run import bench_bot
 
         return bench_bot(rest[1:])
+    if cmd == "bench" and rest[:1] == ["texts"]:
+        from bot.cli.bench_texts import bench_texts
+
+        return bench_texts(rest[1:])
     if cmd == "bench" and rest[:1] == ["pictures"]:
         from bot.pictures.bench import bench_pictures
 

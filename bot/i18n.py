@@ -24,6 +24,7 @@ keyword, and ``tn(lang, key, n, **kw)`` takes the number explicitly.
 
 from __future__ import annotations
 
+import functools
 import gettext
 import html
 import string
@@ -63,7 +64,9 @@ class _Catalog:
                     self.counts[m.context] = _count_name(m.auto_comments)
             elif m.string:
                 self.texts[m.context] = str(m.string)
-        self.plural: Callable[[int], int] = gettext.c2py(po.plural_expr)
+        # the form index for a number (cached: the compiled C expression is slowish)
+        self.plural: Callable[[int], int] = functools.lru_cache(maxsize=512)(
+            gettext.c2py(po.plural_expr))
 
 
 def _count_name(comments: list[str]) -> str:
