@@ -15,6 +15,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 from bot.config import ConfigError, load_settings
+from bot.engine.rules import RULE_IDS
 from bot.i18n import (
     CATALOGS,
     KNOWN_LANGS,
@@ -205,3 +206,18 @@ def test_running_without_a_token_stops_with_one_line(tmp_path: Path) -> None:
     assert proc.stderr.strip().count("\n") == 0
     assert "TELEGRAM_BOT_TOKEN is not set" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("book", ["rules.md", "rules.uk.md", "rules.en.md"])
+def test_every_rule_book_names_every_rule_and_the_other_books(book: str) -> None:
+    text = (ROOT / "docs" / book).read_text(encoding="utf-8")
+    assert not [rid for rid in RULE_IDS if f"`{rid}`" not in text]
+    others = {"rules.md", "rules.uk.md", "rules.en.md"} - {book}
+    assert all(f"({other})" in text for other in others)
+
+
+def test_the_ukrainian_rule_book_speaks_ukrainian() -> None:
+    text = (ROOT / "docs" / "rules.uk.md").read_text(encoding="utf-8")
+    prose = text.replace("По-русски", "")
+    assert not re.search(r"[ЫыЭэЪъЁё]", prose)
+    assert "'" not in prose and "марʼяж" in prose
