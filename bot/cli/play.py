@@ -185,13 +185,13 @@ def play_game(
                     text = read(t(lang, "term_prompt")).strip()
                 except EOFError:
                     text = "quit"
-                if text.lower() in ("q", "quit", "exit", "выход", "в"):
+                if text.lower() in ("q", "quit", "exit", "выход", "вихід", "в"):
                     save_record()
                     say(t(lang, "term_quit"))
                     if save is not None:
                         say(t(lang, "term_saved", path=save))
                     return 0
-                if text.lower() in ("s", "score", "счёт", "счет"):
+                if text.lower() in ("s", "score", "счёт", "счет", "рахунок"):
                     for line in sheet_lines(lang, state, names):
                         say(line)
                     continue
