@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "pictures": "milliseconds to draw the score-sheet and race pictures",
     "storage": "moves stored per second by many games at once",
     "restart": "start-up to the first answer with many live games",
+    "texts": "what the gettext catalogs cost at start-up and per message",
 }
 
 
@@ -45,6 +46,10 @@ def _command(name: str) -> Callable[[list[str]], int]:
         from bench.storage import bench_storage
 
         return bench_storage
+    if name == "texts":
+        from bench.texts import bench_texts
+
+        return bench_texts
     from bench.restart import bench_restart
 
     return bench_restart

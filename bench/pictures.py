@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from bot.i18n import LANGS
 from bot.pictures import render_race_png, render_sheet_png
 from bot.pictures.sample import sample_rows
 
@@ -43,7 +44,7 @@ def bench_pictures(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=30)
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=3)
     parser.add_argument("--runs", type=int, default=15, help="renders per picture (N)")
-    parser.add_argument("--lang", choices=("ru", "en"), default="ru")
+    parser.add_argument("--lang", choices=LANGS, default="ru")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     names = ["Анна", "Борис", "Вера", "Глеб"][: args.players]

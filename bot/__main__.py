@@ -20,6 +20,7 @@ USAGE = """usage: python -m bot [COMMAND]
                                bare PTB bot's (the floor) [--profile FILE] [--no-floor]
                                [--http aiohttp|httpx] [--database-url URL]
   bench hints [--games N]      time of a hint and of a deal's analysis (median, p95)
+  bench texts                  the catalogs' start-up cost and the cost of one message
   bench pictures [--deals N]   milliseconds to draw the score-sheet and race pictures
   bench storage [--games N]    moves stored per second by N games at once, append latency
                                [--moves N] [--compare] [--database-url URL]

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 ChatKind = Literal["private", "group", "supergroup"]
-Language = Literal["ru", "en"]
+Language = Literal["ru", "uk", "en"]  # the catalogs of bot/locales (bot.i18n.Lang)
 GameStatus = Literal["lobby", "playing", "finished", "stopped", "expired", "broken"]
 
 CHAT_KINDS: Final[tuple[ChatKind, ...]] = ("private", "group", "supergroup")
-LANGUAGES: Final[tuple[Language, ...]] = ("ru", "en")
+LANGUAGES: Final[tuple[Language, ...]] = ("ru", "uk", "en")
 GAME_STATUSES: Final[tuple[GameStatus, ...]] = (
     "lobby",
     "playing",

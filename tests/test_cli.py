@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,18 @@ def test_play_in_terminal_saves_a_replayable_record(tmp_path: Path) -> None:
     state = load_record(copy.deepcopy(record))
     assert state.version > 20 and state.phase != Phase.GAME_OVER
     assert game_record(state, record["seats"]) == record
+
+
+def test_the_terminal_game_in_ukrainian(tmp_path: Path) -> None:
+    answers = iter(["1"] * 40 + ["рахунок", "bogus", "вихід"])
+    out = io.StringIO()
+    code = play_game("uk", 11, "random", "classic", tmp_path / "g.json",
+                     lambda _p: next(answers), out)
+    assert code == 0
+    text = out.getvalue()
+    assert "Ваші карти" in text and "Кін 1" in text and "Немає такого ходу: bogus" in text
+    assert "Запис" in text and "Партію перервано." in text
+    assert not re.search(r"[ЫыЭэЪъЁё]", text)
 
 
 @pytest.mark.parametrize(

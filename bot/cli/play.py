@@ -29,7 +29,7 @@ from bot.engine.state import (
     parse_action,
 )
 from bot.engine.views import TableView, view
-from bot.i18n import t
+from bot.i18n import LANGS, t
 
 HUMAN = 0
 
@@ -185,13 +185,13 @@ def play_game(
                     text = read(t(lang, "term_prompt")).strip()
                 except EOFError:
                     text = "quit"
-                if text.lower() in ("q", "quit", "exit", "выход", "в"):
+                if text.lower() in ("q", "quit", "exit", "выход", "вихід", "в"):
                     save_record()
                     say(t(lang, "term_quit"))
                     if save is not None:
                         say(t(lang, "term_saved", path=save))
                     return 0
-                if text.lower() in ("s", "score", "счёт", "счет"):
+                if text.lower() in ("s", "score", "счёт", "счет", "рахунок"):
                     for line in sheet_lines(lang, state, names):
                         say(line)
                     continue
@@ -228,7 +228,7 @@ def play_main(argv: list[str]) -> int:
     parser.add_argument("--save", type=Path, default=None, help="write the game record here")
     parser.add_argument("--level", choices=LEVELS, default="normal", help="computer players")
     parser.add_argument("--preset", choices=sorted(PRESETS), default="classic")
-    parser.add_argument("--lang", choices=("ru", "en"), default="ru")
+    parser.add_argument("--lang", choices=LANGS, default="ru")
     args = parser.parse_args(argv)
     seed = args.seed
     if seed is None:

@@ -11,14 +11,14 @@ import sys
 
 from bot.cli.play import sheet_lines
 from bot.engine.record import RecordError, read_record, score_sheet
-from bot.i18n import t
+from bot.i18n import LANGS, t
 
 
 def replay_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot replay")
     parser.add_argument("file", help="a game record (docs/record-format.md)")
     parser.add_argument("--json", action="store_true", help="print the sheet as JSON")
-    parser.add_argument("--lang", choices=("ru", "en"), default="ru")
+    parser.add_argument("--lang", choices=LANGS, default="ru")
     args = parser.parse_args(argv)
     try:
         state = read_record(args.file)

@@ -1,1 +1,1 @@
-"""Catalogs of the bot's texts (see ``bot.i18n``)."""
+"""The bot's texts as gettext catalogs, one ``<lang>.po`` per language (see ``bot.i18n``)."""

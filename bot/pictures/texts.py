@@ -1,11 +1,11 @@
-"""The few words on the pictures, Russian and English: the ``pic.*`` keys of the bot's
-catalogs (``bot/locales/ru.py`` and ``en.py``), checked there with every other text."""
+"""The few words on the pictures: the ``pic.*`` keys of the bot's catalogs
+(``bot/locales/<lang>.po``), checked there with every other text."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from bot.i18n import CATALOGS
+from bot.i18n import CATALOGS, DEFAULT_LANG
 
 TEXTS: Final[dict[str, dict[str, str]]] = {
     lang: {k: v for k, v in catalog.items() if k.startswith("pic.")}
@@ -15,5 +15,5 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
 
 def pt(lang: str, key: str, **kw: object) -> str:
     """The picture text ``key`` in ``lang`` (Russian for an unknown language)."""
-    text = TEXTS.get(lang, TEXTS["ru"])[key]
+    text = TEXTS.get(lang, TEXTS[DEFAULT_LANG])[key]
     return text.format(**kw) if kw else text

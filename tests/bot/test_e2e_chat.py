@@ -86,12 +86,13 @@ async def test_command_menu_and_help_in_two_languages(server: FakeTelegramServer
     john = server.add_user(6022, "John", language_code="en-GB")
     server.add_group(GROUP, "Друзья", members=[john], admins=[anna])
     async with running(server, db) as app:
-        for lang in ("ru", "en", ""):
+        for lang in ("ru", "uk", "en", ""):
             names = [c["command"] for c in server.commands(language_code=lang)]
             assert names == ["newgame", "score", "export", "rules", "table", "lang", "help",
                              "stats", "top", "leave", "stop"], lang
         assert server.commands(language_code="en")[0]["description"] == "New game"
         assert server.commands(language_code="ru")[0]["description"] == "Новая партия"
+        assert server.commands(language_code="uk")[0]["description"] == "Нова партія"
         await start_private(server, anna, john)
         assert "Привет, Анна" in txt(server.chat(anna).last_bot_message())
         hello = server.chat(john).last_bot_message()

@@ -246,11 +246,16 @@ async def test_lang_switches_a_chat(server: FakeTelegramServer, db: Path) -> Non
         await server.send_text(anna, GROUP, "/lang xx")
         said = await server.wait_bot_message(GROUP, after=before)
         assert "xx" in txt(said) and not re.search("[А-Яа-я]{4}", txt(said).replace(
-            "русский", ""))
+            "русский", "").replace("українська", ""))
         before = said
         await server.send_text(anna, GROUP, "/lang")
         said = await server.wait_bot_message(GROUP, after=before)
         assert "English" in txt(said)
+        before = said
+        await server.send_text(anna, GROUP, "/lang uk")
+        said = await server.wait_bot_message(GROUP, after=before)
+        assert "українською" in txt(said)
+        await server.wait_for(lambda: "👥 Гравців: 3" in str(lobby.button_texts))
         # in private: the person's language
         before = server.chat(boris).last_bot_message()
         await server.send_text(boris, boris, "/lang en")

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 import pytest
 
 from bot.engine.game import apply, legal_actions, new_game
-from bot.engine.rule_texts import RULE_ALIASES, RULE_TEXTS
+from bot.engine.rule_texts import RULE_ALIASES
 from bot.engine.rules import RULE_IDS, RULE_SPECS, RulesError, make_rules
 from bot.engine.state import BID, CONTRACT, GameState, IllegalAction, Phase
 from bot.engine.views import TableView, public_view, view
-from bot.i18n import has
+from bot.i18n import LANGS, has
 from bot.tg.model import Event, sheet_row
 from bot.tg.view import callbacks as cb
 from bot.tg.view import render as R
@@ -175,10 +175,10 @@ def test_lobby_and_every_settings_page() -> None:
 
 
 def test_rules_texts() -> None:
-    for lang in ("ru", "en"):
+    for lang in LANGS:
         pieces = R.render_rules(lang, make_rules("full", penalty=100))
         assert all(len(p) <= R.MAX_TEXT for p in pieces)
-        for rid in RULE_TEXTS:
+        for rid in RULE_IDS:
             assert len(R.render_rule(lang, rid, make_rules("classic"))) <= R.MAX_TEXT
     assert R.find_rule("Бочка") == "barrel"
     assert R.find_rule("втёмную") == "dark_play"
@@ -187,6 +187,14 @@ def test_rules_texts() -> None:
     assert R.find_rule("нет такого") is None
     for alias, rid in RULE_ALIASES.items():
         assert R.find_rule(alias) == rid
+    for lang in LANGS:  # every rule's name, in every language, finds the rule
+        for rid in RULE_IDS:
+            assert R.find_rule(R.rule_name(lang, rid)) == rid, (lang, rid)
+    # Ukrainian words, with any apostrophe
+    assert R.find_rule("розпис") == "rospis" and R.find_rule("Гра втемну") == "dark_play"
+    assert R.find_rule("мар'яж з першого ходу") == "marriage_first_lead"
+    assert R.find_rule("Мар’яж із першого ходу") == "marriage_first_lead"
+    assert R.find_rule("самоскид") == "samosval" and R.find_rule("на бочці") == "barrel"
 
 
 def test_split_and_fit() -> None:

@@ -1,8 +1,10 @@
-"""Every text a person may see, in both languages: the Russian ones speak Russian (no Latin
-words but commands, their arguments and a few names), the English ones have no Cyrillic
-(but the name «русский»), every text formats with sample values into balanced HTML, and
-Russian lines about a person never use a gendered past tense (Telegram does not tell the
-bot anybody's gender).
+"""Every text a person may see, in every language: the Russian and Ukrainian ones speak their
+language (no Latin words but commands, their arguments and a few names; no letter of the
+other language: ы э ъ ё are Russian only, і ї є ґ Ukrainian only), the English ones have no
+Cyrillic (but the languages' own names, «русский», «українська»), every text and every
+plural form formats with sample values into balanced HTML, and Russian and Ukrainian lines
+about a person never use a gendered past tense (Telegram does not tell the bot anybody's
+gender).
 
 The tests walk the whole catalog, so texts added later (engine refusals, settings errors)
 are covered without a change here."""
@@ -16,28 +18,43 @@ from typing import Any
 import pytest
 
 from bot.engine.rules import PRESETS, RULE_IDS, RULE_SPECS
-from bot.i18n import CATALOGS, placeholders
+from bot.i18n import CATALOGS, LANGS, PLURALS, placeholders
 
-# Latin words a Russian text may contain: command arguments (presets, levels, languages),
-# rule ids and the values of choice rules (as typed in /newgame and /rules), "English"
+# Latin words a Russian or Ukrainian text may contain: command arguments (presets, levels,
+# languages), rule ids and the values of choice rules (as typed in /newgame and /rules),
+# "English"
 ALLOWED_LATIN = frozenset(
-    {"ru", "en", "English", "random", "normal", "hard", *PRESETS, *RULE_IDS}
+    {*LANGS, "English", "random", "normal", "hard", *PRESETS, *RULE_IDS}
     | {str(o) for spec in RULE_SPECS.values() for o in spec.options if isinstance(o, str)}
 )
-# Cyrillic an English text may contain: the name of the language in itself (/lang)
-ALLOWED_CYRILLIC = ("русский", "Русский")
+# The languages' names in themselves (/lang), which any text may show
+SELF_NAMES = ("русский", "Русский", "українська", "Українська")
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 _TAG = re.compile(r"</?[a-z]+(?:\s[^<>]*)?>")
 _COMMAND = re.compile(r"/[a-z_]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
+_CYRILLIC = re.compile(r"[А-Яа-яЁёІіЇїЄєҐґ]")
+_RUSSIAN_ONLY = re.compile(r"[ЫыЭэЪъЁё]")
+_UKRAINIAN_ONLY = re.compile(r"[ІіЇїЄєҐґ]")
 # "{name} сел", "{name}: ушла", "{name} растемнил" — a past tense after a person's name
 _PAST_AFTER_NAME = re.compile(r"\{name\}:?\s+(?:не\s+)?([а-яё]+(?:л|ла|лся|лась))\b")
+# "{name} сів", "{name}: пішла", "{name} розтемнив" — the same in Ukrainian
+_PAST_AFTER_NAME_UK = re.compile(
+    r"\{name\}:?\s+(?:не\s+)?([а-яіїєґʼ]+(?:в|ла|вся|лася|лась))(?![а-яіїєґʼ])")
 
 
 def _prose(text: str) -> str:
-    """The words of ``text`` without placeholders, HTML tags and commands."""
-    return _COMMAND.sub(" ", _TAG.sub(" ", _PLACEHOLDER.sub(" ", text)))
+    """The words of ``text`` without placeholders, HTML tags, commands and the languages'
+    own names."""
+    out = _COMMAND.sub(" ", _TAG.sub(" ", _PLACEHOLDER.sub(" ", text)))
+    for word in SELF_NAMES:
+        out = out.replace(word, " ")
+    return out
+
+
+def texts(lang: str, key: str) -> tuple[str, ...]:
+    """The text ``key`` in ``lang``: every plural form of a plural entry, else the one text."""
+    return PLURALS[lang].get(key) or (CATALOGS[lang][key],)
 
 
 class Sample:
@@ -60,46 +77,63 @@ def _filled(text: str) -> str:
     return text.format(**{name: Sample() for name in placeholders(text)})
 
 
-KEYS = sorted(set(CATALOGS["ru"]) | set(CATALOGS["en"]))
+KEYS = sorted(set().union(*(CATALOGS[lang] for lang in LANGS)))
 
 
-def test_the_catalog_is_big_and_both_languages_have_every_key() -> None:
+def test_the_catalog_is_big_and_every_language_has_every_key() -> None:
     assert len(KEYS) > 250
-    assert set(CATALOGS["ru"]) == set(CATALOGS["en"])
+    assert set(LANGS) >= {"ru", "uk", "en"}
+    for lang in LANGS:
+        assert set(CATALOGS[lang]) == set(CATALOGS["ru"]), lang
+        assert set(PLURALS[lang]) == set(PLURALS["ru"]), lang
 
 
 @pytest.mark.parametrize("key", KEYS)
 def test_russian_text_speaks_russian(key: str) -> None:
-    text = CATALOGS["ru"][key]
-    foreign = [w for w in _LATIN_WORD.findall(_prose(text)) if w not in ALLOWED_LATIN]
-    assert not foreign, f"{key}: Latin words {foreign} in {text!r}"
+    for text in texts("ru", key):
+        foreign = [w for w in _LATIN_WORD.findall(_prose(text)) if w not in ALLOWED_LATIN]
+        assert not foreign, f"{key}: Latin words {foreign} in {text!r}"
+        assert not _UKRAINIAN_ONLY.search(_prose(text)), f"{key}: і ї є ґ in {text!r}"
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_ukrainian_text_speaks_ukrainian(key: str) -> None:
+    for text in texts("uk", key):
+        foreign = [w for w in _LATIN_WORD.findall(_prose(text)) if w not in ALLOWED_LATIN]
+        assert not foreign, f"{key}: Latin words {foreign} in {text!r}"
+        assert not _RUSSIAN_ONLY.search(_prose(text)), f"{key}: ы э ъ ё in {text!r}"
+        assert "'" not in _prose(text), f"{key}: the apostrophe is ʼ, not ', in {text!r}"
 
 
 @pytest.mark.parametrize("key", KEYS)
 def test_english_text_has_no_cyrillic(key: str) -> None:
-    text = CATALOGS["en"][key]
-    prose = _prose(text)
-    for word in ALLOWED_CYRILLIC:
-        prose = prose.replace(word, " ")
-    assert not _CYRILLIC.search(prose), f"{key}: Cyrillic in {text!r}"
+    for text in texts("en", key):
+        assert not _CYRILLIC.search(_prose(text)), f"{key}: Cyrillic in {text!r}"
 
 
 @pytest.mark.parametrize("key", KEYS)
 def test_every_text_formats_with_sample_values_into_balanced_html(key: str) -> None:
-    for lang in ("ru", "en"):
-        text = CATALOGS[lang][key]
-        out = _filled(text)
-        assert "{" not in out and "}" not in out, (lang, key, out)
-        for tag in ("b", "i", "pre", "code", "u", "s"):
-            opened = len(re.findall(rf"<{tag}>", out))
-            assert opened == out.count(f"</{tag}>"), (lang, key, out)
+    for lang in LANGS:
+        for text in texts(lang, key):
+            out = _filled(text)
+            assert "{" not in out and "}" not in out, (lang, key, out)
+            for tag in ("b", "i", "pre", "code", "u", "s"):
+                opened = len(re.findall(rf"<{tag}>", out))
+                assert opened == out.count(f"</{tag}>"), (lang, key, out)
 
 
 @pytest.mark.parametrize("key", KEYS)
 def test_russian_lines_about_a_person_are_gender_neutral(key: str) -> None:
-    text = CATALOGS["ru"][key]
-    found = _PAST_AFTER_NAME.findall(text)
-    assert not found, f"{key}: a gendered past tense after a name ({found}) in {text!r}"
+    for text in texts("ru", key):
+        found = _PAST_AFTER_NAME.findall(text)
+        assert not found, f"{key}: a gendered past tense after a name ({found}) in {text!r}"
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_ukrainian_lines_about_a_person_are_gender_neutral(key: str) -> None:
+    for text in texts("uk", key):
+        found = _PAST_AFTER_NAME_UK.findall(text)
+        assert not found, f"{key}: a gendered past tense after a name ({found}) in {text!r}"
 
 
 def test_the_checks_catch_what_they_are_for() -> None:
@@ -108,3 +142,9 @@ def test_the_checks_catch_what_they_are_for() -> None:
     assert not _PAST_AFTER_NAME.findall("{name} — за столом · {name} играет втемную")
     assert _LATIN_WORD.findall(_prose("Нажмите Start: /newgame <b>{name}</b>")) == ["Start"]
     assert _CYRILLIC.search(_prose("Press «Сесть»"))
+    assert not _CYRILLIC.search(_prose("/lang uk — українська, /lang ru — русский"))
+    assert _PAST_AFTER_NAME_UK.findall("{name} сів за стіл") == ["сів"]
+    assert _PAST_AFTER_NAME_UK.findall("{name}: розтемнила гру") == ["розтемнила"]
+    assert not _PAST_AFTER_NAME_UK.findall("{name} — за столом · {name} грає втемну")
+    assert _RUSSIAN_ONLY.search("объявлено") and _UKRAINIAN_ONLY.search("їжак")
+    assert not _UKRAINIAN_ONLY.search("Ещё партия") and not _RUSSIAN_ONLY.search("Ще партія")

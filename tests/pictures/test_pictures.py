@@ -19,6 +19,7 @@ import matplotlib
 import pytest
 from PIL import Image
 
+from bot.i18n import CATALOGS
 from bot.pictures import RACE_SIZE, GameSheet, render_race_png, render_sheet_png, sheet_size
 from bot.pictures import sheet as S
 from bot.pictures.data import KNOWN_MARKS, Deal
@@ -32,6 +33,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "pictures"
 NAMES = {
     "ru": ["Анна", "Борис", "Вера", "Глеб"],
     "en": ["Alice", "Bob", "Carol", "Dave"],
+    "uk": ["Ґанна", "Ївга", "Євген", "Марʼяна"],
 }
 
 
@@ -62,15 +64,21 @@ def test_font_is_matplotlibs_dejavu() -> None:
 def test_font_has_every_glyph_drawn() -> None:
     texts = "".join(v for catalog in TEXTS.values() for v in catalog.values())
     names = "".join("".join(v) for v in NAMES.values())
-    wanted = texts + names + ALL_SYMBOLS + "♠♥♦♣" + "АБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ"
+    # every letter any catalog uses (a rule name, a computer's name, …), the whole Russian
+    # and Ukrainian alphabets (a person's name) and the apostrophe of марʼяж (U+02BC)
+    letters = "".join({ch for catalog in CATALOGS.values() for v in catalog.values()
+                       for ch in v if ch.isalpha()})
+    wanted = (texts + names + letters + ALL_SYMBOLS + "♠♥♦♣"
+              + "АБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ" + "ҐЄІЇ" + "ʼ’'")
     wanted += wanted.lower()
+    assert {"і", "ї", "є", "ʼ"} <= set(texts + letters)
     for bold in (False, True):
         assert missing_glyphs(wanted, bold=bold) == set()
     assert missing_glyphs("🛢") == {"🛢"}  # the check itself works
 
 
 def test_texts_have_the_same_keys() -> None:
-    assert set(TEXTS["ru"]) == set(TEXTS["en"])
+    assert set(TEXTS["ru"]) == set(TEXTS["en"]) == set(TEXTS["uk"])
     assert all(k.startswith("pic.") for k in TEXTS["ru"])
 
 
@@ -78,7 +86,7 @@ def test_texts_have_the_same_keys() -> None:
 
 
 @pytest.mark.parametrize("deals", [1, 10, 30])
-@pytest.mark.parametrize("lang", ["ru", "en"])
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
 def test_sheet_png(lang: str, deals: int) -> None:
     rows = sample_rows(deals, 3, seed=7)
     img = _decode(render_sheet_png(lang, NAMES[lang][:3], rows))
@@ -90,7 +98,7 @@ def test_sheet_png(lang: str, deals: int) -> None:
 
 
 @pytest.mark.parametrize("deals", [1, 10, 30])
-@pytest.mark.parametrize("lang", ["ru", "en"])
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
 def test_race_png(lang: str, deals: int) -> None:
     rows = sample_rows(deals, 3, seed=7)
     img = _decode(render_race_png(lang, NAMES[lang][:3], rows))
@@ -147,7 +155,7 @@ def test_every_mark_has_a_symbol() -> None:
     assert {m for m in used if not m.startswith("try")} == KNOWN_MARKS
 
 
-@pytest.mark.parametrize("lang", ["ru", "en"])
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
 def test_sheet_with_every_mark(lang: str) -> None:
     rows = _every_mark_rows()
     png = render_sheet_png(lang, NAMES[lang], rows)
@@ -229,7 +237,7 @@ def _write_if_changed(path: Path, data: bytes) -> None:
         path.write_bytes(data)
 
 
-@pytest.mark.parametrize("lang", ["ru", "en"])
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
 def test_docs_pictures(lang: str) -> None:
     """The 30-deal sheet and race of a made-up 3-player game, saved for the docs."""
     rows = sample_rows(30, 3, seed=7)

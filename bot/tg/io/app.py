@@ -20,7 +20,7 @@ from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
-from bot.i18n import t
+from bot.i18n import LANGS, t
 from bot.tg import metrics as M
 from bot.tg.io.aiohttp_request import AiohttpRequest
 from bot.tg.io.coord import SharedCoordinator, SharedSends, owner_name
@@ -101,7 +101,7 @@ class ThousandApplication(MeasuredApplication):
 
     async def _register_commands(self) -> None:
         try:
-            for lang in ("ru", "en"):
+            for lang in LANGS:
                 commands = [BotCommand(c, t(lang, f"cmd.{c}")) for c in MENU]
                 await self.bot.set_my_commands(commands, scope=BotCommandScopeDefault(),
                                                language_code=lang)

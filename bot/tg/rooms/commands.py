@@ -6,7 +6,7 @@ import json
 import logging
 
 from bot.engine.rules import RulesError, rules_from_args
-from bot.i18n import LANGS, Lang, esc, t
+from bot.i18n import LANGS, Lang, esc, norm_lang, t
 from bot.tg.model import (
     seats_from_json,
     sheet_row,
@@ -93,7 +93,7 @@ class CommandsRoom:
         self.kit.reply(chat.id, t(lang, "hint.unknown_command" if command else "hint.private_text"))
 
     async def lang_cmd(self, chat: ChatRef, user: UserRef, args: list[str]) -> None:
-        """``/lang`` tells the chat's language; ``/lang ru|en`` switches it (in a group: the
+        """``/lang`` tells the chat's language; ``/lang ru|uk|en`` switches it (in a group: the
         table's creator or an admin).  In private it is the person's language everywhere."""
         lang = await self.people.chat_lang(chat, user)
         if not args:
@@ -103,7 +103,7 @@ class CommandsRoom:
         if code not in LANGS:
             self.kit.reply(chat.id, t(lang, "lang.unknown", code=esc(code[:16])))
             return
-        new: Lang = "en" if code == "en" else "ru"
+        new: Lang = norm_lang(code)
         async with self.registry.chat_lock(chat.id):
             s = self.registry.session_of_chat(chat.id)
             if chat.kind != "private":

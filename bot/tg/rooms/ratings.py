@@ -78,7 +78,7 @@ async def record(storage: Backend, game_id: int) -> bool:
 
 def _number(lang: Lang, x: float) -> str:
     text = f"{x:.1f}"
-    return text.replace(".", ",") if lang == "ru" else text
+    return text if lang == "en" else text.replace(".", ",")
 
 
 def _rating(p: PlayerStats | None) -> int:

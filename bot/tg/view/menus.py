@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.engine.rule_texts import RULE_TEXTS
+from bot import rule_words as W
 from bot.engine.rules import (
     PRESETS,
     RULE_IDS,
@@ -124,10 +124,10 @@ def render_settings(lang: str, info: LobbyInfo) -> Rendered:
         idx = int(page[1:])
         rid = RULE_IDS[idx] if 0 <= idx < len(RULE_IDS) else RULE_IDS[0]
         spec = RULE_SPECS[rid]
-        texts = RULE_TEXTS.get(rid)
+        text = W.rule_text(lang, rid)
         lines.append(f"<b>{esc(rule_name(lang, rid))}</b>")
-        if texts is not None:
-            lines.append(esc(texts[3] if lang == "en" else texts[1]))
+        if text is not None:
+            lines.append(esc(text))
         lines.append(t(lang, "settings.now", value=esc(rule_value(lang, rid, getattr(r, rid)))))
         opts = [Button(("✅ " if getattr(r, rid) == opt else "") + rule_value(lang, rid, opt),
                        cb.encode(g, v, cb.SET, f"{idx}.{j}"))

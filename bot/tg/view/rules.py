@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.engine.rule_texts import CHOICE_TEXTS, RULE_ALIASES, RULE_TEXTS
+from bot import rule_words as W
 from bot.engine.rules import (
     CLASSIC,
     PRESETS,
@@ -32,10 +32,7 @@ from bot.tg.view.common import (
 
 
 def rule_name(lang: str, rule_id: str) -> str:
-    texts = RULE_TEXTS.get(rule_id)
-    if texts is None:
-        return rule_id
-    return texts[2] if lang == "en" else texts[0]
+    return W.rule_name(lang, rule_id)
 
 
 def rule_value(lang: str, rule_id: str, value: Any) -> str:
@@ -43,10 +40,9 @@ def rule_value(lang: str, rule_id: str, value: Any) -> str:
         return t(lang, "value.on" if value else "value.off")
     if value is None:
         return t(lang, "value.none")
-    choices = CHOICE_TEXTS.get(rule_id)
-    if choices is not None and str(value) in choices:
-        ru, en = choices[str(value)]
-        return en if lang == "en" else ru
+    choice = W.choice_name(lang, rule_id, value)
+    if choice is not None:
+        return choice
     return num(int(value)) if isinstance(value, int) else str(value)
 
 
@@ -73,17 +69,7 @@ def rules_brief(lang: str, rules: Rules, *, limit: int = 6) -> str:
 
 def find_rule(word: str) -> str | None:
     """The rule id a player means by ``word`` (an id, a name or an alias)."""
-    w = " ".join(word.lower().replace("ё", "е").split())
-    if w in RULE_TEXTS:
-        return w
-    if w.replace(" ", "_") in RULE_TEXTS:
-        return w.replace(" ", "_")
-    if w in RULE_ALIASES:
-        return RULE_ALIASES[w]
-    for rid, (name_ru, _, name_en, _) in RULE_TEXTS.items():
-        if w in (name_ru.lower().replace("ё", "е"), name_en.lower()):
-            return rid
-    return None
+    return W.find_rule(word)
 
 
 # --------------------------------------------------------------------------- /rules
@@ -104,8 +90,7 @@ def render_rules(lang: str, rules: Rules) -> list[str]:
 
 
 def render_rule(lang: str, rule_id: str, rules: Rules) -> str:
-    texts = RULE_TEXTS[rule_id]
-    name, text = (texts[2], texts[3]) if lang == "en" else (texts[0], texts[1])
+    name, text = W.rule_name(lang, rule_id), W.rule_text(lang, rule_id) or ""
     value = rule_value(lang, rule_id, getattr(rules, rule_id))
     default = rule_value(lang, rule_id, getattr(CLASSIC, rule_id))
     return fit(t(lang, "rule.one", name=esc(name), id=rule_id, text=esc(text), value=esc(value),

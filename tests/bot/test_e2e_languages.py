@@ -1,0 +1,200 @@
+"""Three languages at one table: a Ukrainian group (switched with ``/lang uk``) where a
+Ukrainian, a Russian and an English player sit.  The table speaks the group's language,
+each hand, private message and popup its owner's, and no message, button or popup has a
+word of another language: every word of a text is a word of its language's catalog (or a
+person's name, the group's title, a command, a card).  A person with ``language_code`` uk
+gets Ukrainian in private, ``/rules NAME`` and the pictures included."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bot.engine.cards import RANKS
+from bot.i18n import CATALOGS, LANGS, PLURALS, t
+from tests.bot.helpers import (
+    idle,
+    open_table,
+    play,
+    running,
+    service,
+    session,
+    smart,
+    start_private,
+)
+from tests.bot.test_texts import ALLOWED_LATIN, SELF_NAMES
+from tests.fakeapi import FakeTelegramServer
+
+GROUP = -800300
+TITLE = "Друзі"
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*|[А-Яа-яЁёІіЇїЄєҐґʼ]+")
+_NOISE = re.compile(r"/[a-z_]+(@\w+)?|t\.me/\S+|https?://\S+|<[^<>]*>")
+
+
+def _vocabulary(lang: str) -> frozenset[str]:
+    words: set[str] = set()
+    for key, text in CATALOGS[lang].items():
+        for form in PLURALS[lang].get(key, (text,)):
+            words |= {w.lower() for w in _WORD.findall(_PLACEHOLDER.sub(" ", form))}
+    return frozenset(words)
+
+
+VOCABULARY: dict[str, frozenset[str]] = {lang: _vocabulary(lang) for lang in LANGS}
+ALLOWED = {w.lower() for w in ALLOWED_LATIN | set(RANKS)} | {
+    w.lower() for name in SELF_NAMES for w in _WORD.findall(name)}
+
+
+def foreign_words(lang: str, text: str, names: tuple[str, ...]) -> set[str]:
+    """The words of ``text`` that are not words of ``lang``'s catalog (a name, or its start
+    as a narrow column shows it, aside)."""
+    clean = _NOISE.sub(" ", text)
+    for name in names:
+        clean = clean.replace(name, " ")
+    cut = {name.lower()[:k] for name in names for k in range(1, len(name))}
+    words = {w.lower() for w in _WORD.findall(clean)}
+    return {w for w in words if w not in VOCABULARY[lang] and w not in ALLOWED | cut}
+
+
+def test_the_word_check_catches_another_language() -> None:
+    assert foreign_words("uk", "Ваш хід: пас · Ставка 120", ()) == set()
+    assert foreign_words("uk", "Ваш ход: пас", ()) == {"ход"}
+    assert foreign_words("ru", "Ваш хід", ()) == {"хід"}
+    assert foreign_words("en", "Your move · Ваш ход", ()) == {"ваш", "ход"}
+    assert foreign_words("uk", "Оксана: пас, /rules бочка, A♠️ 10♥️", ("Оксана",)) == set()
+
+
+def _texts_by_chat(server: FakeTelegramServer, since: int) -> dict[int, list[str]]:
+    """Every text the bot sent or edited into each chat from request ``since`` on, the
+    buttons' texts included, and every popup, filed under the person who pressed."""
+    out: dict[int, list[str]] = {}
+    for r in server.requests[since:]:
+        if r.chat_id is None:
+            continue
+        texts = [str(r.params[k]) for k in ("text", "caption") if r.params.get(k)]
+        markup = r.params.get("reply_markup")
+        if isinstance(markup, dict):
+            for row in markup.get("inline_keyboard", []):
+                texts.extend(str(b.get("text", "")) for b in row)
+        out.setdefault(r.chat_id, []).extend(texts)
+    for q in server.callback_queries.values():
+        if q.answer is not None and q.answer.text:
+            out.setdefault(q.user_id, []).append(q.answer.text)
+    return out
+
+
+async def test_a_ukrainian_a_russian_and_an_english_player_at_a_ukrainian_table(
+        server: FakeTelegramServer, db: Path) -> None:
+    oksana = server.add_user(8301, "Оксана", language_code="uk")
+    anna = server.add_user(8302, "Анна")  # language_code ru
+    john = server.add_user(8303, "John", language_code="en-GB")
+    server.add_group(GROUP, TITLE, members=[anna, john], admins=[oksana])
+    names = ("Оксана", "Анна", "John", TITLE)
+    async with running(server, db, turn_timeout=1.0) as app:
+        await start_private(server, oksana, anna, john)
+        # the group first hears Anna (Russian); its admin switches it to Ukrainian
+        before = server.chat(GROUP).last_bot_message()
+        await server.send_text(anna, GROUP, "/help")
+        said = await server.wait_bot_message(GROUP, after=before)
+        assert "запись партии" in (said.text or "")
+        await server.send_text(oksana, GROUP, "/lang uk")
+        said = await server.wait_bot_message(GROUP, after=said)
+        assert (said.text or "") == t("uk", "lang.set")
+        since = len(server.requests)
+        gid, _ = await open_table(server, app, GROUP, oksana, [anna, john])
+        s = session(app, gid)
+        assert s is not None
+        people = {s.seat_of(u.id): u for u in (oksana, anna, john)}
+        await play(server, app, gid, people, policy=smart, max_moves=60, timeout=20)
+        # the pictures of the group's game: drawn (and captioned) in the group's language
+        before = server.chat(GROUP).last_bot_message()
+        await server.send_text(anna, GROUP, "/score")
+        sheet = await server.wait_bot_message(
+            GROUP, after=before, predicate=lambda m: any(
+                ":pc:" in (b.callback_data or "") for b in m.all_buttons))
+        answer = await server.click(anna, sheet, contains="🖼")
+        assert answer is not None and answer.text is None
+        await server.wait_for(lambda: len(server.photos(GROUP)) == 2, 30, what="two photos")
+        assert [m.caption for m in server.photos(GROUP)] == [
+            t("uk", "pictures.caption_sheet"), t("uk", "pictures.caption_race")]
+        for person, chat in ((oksana, GROUP), (anna, anna.id), (john, john.id),
+                             (oksana, oksana.id)):
+            for cmd in ("/score", "/rules", "/rules розпис", "/help"):
+                await server.send_text(person, chat, cmd)
+        await server.send_text(oksana, GROUP, "/stop")
+        await server.wait_for(lambda: service(app).session_of_chat(GROUP) is None)
+        await server.send_text(oksana, oksana.id, "/rules бочка")
+        await server.wait_for(lambda: any(
+            "Бочка" in (m.text or "") and "сідає на бочку" in (m.text or "")
+            for m in server.chat(oksana).bot_messages()), 10)
+        await idle(app)
+        by_chat = _texts_by_chat(server, since)
+        langs = {GROUP: "uk", oksana.id: "uk", anna.id: "ru", john.id: "en"}
+        for chat, lang in langs.items():
+            texts = by_chat.get(chat, [])
+            assert len(texts) > 20, (chat, len(texts))
+            bad = {w for text in texts for w in foreign_words(lang, text, names)}
+            assert not bad, (lang, chat, sorted(bad))
+        # the table is Ukrainian, each hand its owner's language
+        group_text = "\n".join(by_chat[GROUP])
+        assert "<b>Кін 1</b> · здає" in group_text and "Торгівля: " in group_text
+        assert any(t("uk", "hand.cards", cards="").rstrip() in x for x in by_chat[oksana.id])
+        assert any(t("ru", "hand.cards", cards="").rstrip() in x for x in by_chat[anna.id])
+        assert any(t("en", "hand.cards", cards="").rstrip() in x for x in by_chat[john.id])
+        assert any("Розпис" in x and "rospis" in x for x in by_chat[GROUP])  # /rules розпис
+    server.assert_clean()
+
+
+async def test_a_ukrainian_in_private_gets_ukrainian_everywhere(
+        server: FakeTelegramServer, db: Path) -> None:
+    """A solo game of a person whose Telegram speaks Ukrainian: the setup, the plural
+    "3 гравці", the hand, /score with its pictures, /rules NAME, /help, all Ukrainian."""
+    oksana = server.add_user(8311, "Оксана", language_code="uk")
+    async with running(server, db) as app:
+        await start_private(server, oksana)
+        hello = server.chat(oksana).last_bot_message()
+        assert hello is not None and "Привіт, Оксана" in (hello.text or "")
+        before = server.chat(oksana).last_bot_message()
+        await server.send_text(oksana, oksana, "/newgame")
+        setup = await server.wait_bot_message(oksana, after=before)
+        assert "✅ 3 гравці" in [b.text for b in setup.all_buttons]
+        answer = await server.click(oksana, setup, contains="▶️")
+        assert answer is not None and answer.text is None
+        gid = await server.wait_for(lambda: service(app).by_chat.get(oksana.id))
+        while True:
+            s = session(app, gid)
+            assert s is not None and s.state is not None
+            if s.state.history:
+                break
+            await play(server, app, gid, {0: oksana}, max_moves=3, timeout=20)
+        assert any(t("uk", "solo.started", n=3, level="", rules="").split(",")[0] in x
+                   for x in _texts_by_chat(server, 0)[oksana.id])
+        before = server.chat(oksana).last_bot_message()
+        await server.send_text(oksana, oksana, "/score")
+        sheet = await server.wait_bot_message(
+            oksana, after=before, predicate=lambda m: any(
+                ":pc:" in (b.callback_data or "") for b in m.all_buttons))
+        answer = await server.click(oksana, sheet, contains="🖼")
+        assert answer is not None and answer.text is None
+        await server.wait_for(lambda: len(server.photos(oksana)) == 2, 30, what="two photos")
+        assert server.photos(oksana)[0].caption == t("uk", "pictures.caption_sheet")
+        def rules() -> list[str]:
+            return [x for x in _texts_by_chat(server, 0).get(oksana.id, [])
+                    if "(<code>marriage_first_lead</code>)" in x]
+
+        for k, cmd in enumerate(("/rules марʼяж з першого ходу", "/rules мар'яж з першого ходу")):
+            await server.send_text(oksana, oksana, cmd)
+            await server.wait_for(lambda: len(rules()) > k, 10, what="the rule")  # noqa: B023
+        assert rules()[0].startswith("<b>Марʼяж із першого ходу</b>")
+        await server.send_text(oksana, oksana, "/help")
+        await server.wait_for(lambda: any("/newgame — нова партія" in x for x in
+                                          _texts_by_chat(server, 0).get(oksana.id, [])), 10)
+        await server.send_text(oksana, oksana, "/stop")
+        await server.wait_for(lambda: service(app).session_of_chat(oksana.id) is None)
+        await idle(app)
+        texts = _texts_by_chat(server, 0)[oksana.id]
+        assert len(texts) > 20
+        names = ("Оксана", *t("uk", "computer.names").split(","))
+        bad = {w for text in texts for w in foreign_words("uk", text, names)}
+        assert not bad, sorted(bad)
+    server.assert_clean()
