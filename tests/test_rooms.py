@@ -7,7 +7,8 @@ the room modules; this test reads that order and checks the code against it:
 * a room is handed (``__init__``) only rooms of a lower layer;
 * a room uses another room only by calling one of its public methods — no attribute of
   another room is read or written, no private method called;
-* nothing in a room module touches a private attribute of anything but ``self``.
+* nothing in a room module touches a private attribute of anything but ``self``; neither
+  do the handlers and the application that call the rooms (``bot/tg/io``).
 """
 
 from __future__ import annotations
@@ -132,6 +133,16 @@ def test_the_rooms_talk_only_downwards_through_public_methods() -> None:
     assert {"TableRoom", "LobbyRoom", "MembershipRoom", "RestoreRoom", "RatingsRoom",
             "HintsRoom", "MediaRoom", "CommandsRoom", "ButtonsRoom"} <= set(found)
     assert problems(sources) == []
+
+
+def test_the_handlers_use_only_what_the_rooms_make_public() -> None:
+    io = ROOT / "bot" / "tg" / "io"
+    sources = {f"io/{name}": (io / f"{name}.py").read_text(encoding="utf-8")
+               for name in ("handlers", "app")}
+    assert problems(sources) == []
+    poked = sources["io/handlers"].replace(".commands.newgame(", ".commands._newgame(", 1)
+    assert poked != sources["io/handlers"]
+    assert any("touches a private attribute" in p for p in problems({"io/handlers": poked}))
 
 
 def test_the_check_finds_each_kind_of_violation() -> None:

@@ -1,6 +1,6 @@
 """``Storage.export_game`` writes a record that ``bot.engine.record`` replays to the same game.
 
-The game is stored the way the bot stores it (``bot/tg/rooms/service.py``): the rules as
+The game is stored the way the bot stores it (``bot/tg/rooms/table.py``): the rules as
 ``Rules.model_dump_json()``, the seats as ``{kind, user_id, name, level}``, each move as
 ``{"s": seat, "a": action, "by": ...}`` with the score-sheet rows of the deals it ended, and
 seat hand-overs as ``{"s": seat, "ctl": ...}`` entries in the same log.

@@ -556,7 +556,7 @@ async def test_a_failing_statement_leaves_no_transaction(
 
 async def test_migration_3_leaves_the_finished_games_to_be_counted(tmp_path: Path) -> None:
     """The stats tables come empty; a game finished before them is unrated, so the bot
-    counts it at its next start-up (``bot.tg.rooms.ratings.record_unrated``)."""
+    counts it at its next start-up (``bot.tg.rooms.ratings.RatingsRoom.record_unrated``)."""
     path = tmp_path / "v2.sqlite3"
     async with Storage.open(path, migrations=MIGRATIONS[:1]):
         pass
