@@ -252,7 +252,7 @@ class Backend(Protocol):
     async def versus_computers(self, player: str) -> list[Versus]: ...
 
     # ------------------------------------------------------------------ coordination
-    # Several bot processes on one database (``bot/tg/coord.py``, ``docs/deploy.md``).
+    # Several bot processes on one database (``bot/tg/io/coord.py``, ``docs/deploy.md``).
 
     async def take_lease(self, game_id: int, owner: str, ttl: float, *,
                          force: bool = False) -> bool: ...

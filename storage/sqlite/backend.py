@@ -337,7 +337,7 @@ class Storage:
         return await self._stats.versus_computers(player)
 
     # ------------------------------------------------------------------ coordination
-    # Several bot processes on one database (``bot/tg/coord.py``, ``docs/deploy.md``).
+    # Several bot processes on one database (``bot/tg/io/coord.py``, ``docs/deploy.md``).
 
     async def take_lease(self, game_id: int, owner: str, ttl: float, *,
                          force: bool = False) -> bool:

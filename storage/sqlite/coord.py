@@ -1,4 +1,4 @@
-"""Coordination of several bot processes on one SQLite database (``bot/tg/coord.py``,
+"""Coordination of several bot processes on one SQLite database (``bot/tg/io/coord.py``,
 ``docs/deploy.md``): game leases, the shared group request budget and send-once messages.
 A single process never calls these.  Times are epoch seconds of the storage's clock."""
 
