@@ -151,7 +151,7 @@ def _play_hint(view: TableView, rng: random.Random, deadline: float) -> Hint | N
         return None
     act = hard.pick_play(view, rng, scores)
     i = scores.moves.index(act)
-    share = scores.made[i] / scores.samples
+    share = scores.share(i)
     decl = view.seat == view.declarer
     chance = Reason("made_pct" if decl else "beaten_pct",
                     (("pct", _pct(share if decl else 1.0 - share)),
