@@ -297,6 +297,8 @@ def main(argv: list[str]) -> int:
                         "A - B of MU0 and of MU1 points per deal")
     p.add_argument("--alpha", type=float, default=0.05, help="SPRT: false H1 rate")
     p.add_argument("--beta", type=float, default=0.05, help="SPRT: false H0 rate")
+    p.add_argument("--every", type=int, default=0, metavar="N",
+                   help="print the running mean every N deals")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     try:
@@ -322,16 +324,34 @@ def _run(args: argparse.Namespace, players: Players) -> int:
         diffs: list[float] = []
         bar = Progress(args.deals, "deals", err)
         verdict = None
+        interrupted = False
         for k in range(args.deals):
-            diffs.append(duplicate_deal(rules, args.a, args.b, args.seed, k, stats, args.think,
-                                        players))
+            try:
+                diffs.append(duplicate_deal(rules, args.a, args.b, args.seed, k, stats,
+                                            args.think, players))
+            except KeyboardInterrupt:  # Ctrl-C: report the deals played so far
+                interrupted = True
+                bar.out("\n")
+                break
             bar.step(k + 1)
+            if args.every and (k + 1) % args.every == 0:
+                m = sum(diffs) / len(diffs)
+                line = f"after {k + 1} deals: A - B {m:+.1f}"
+                if args.sprt is not None:
+                    line += f", LLR {sprt_llr(diffs, *args.sprt):+.2f}"
+                print(line, flush=True)
             if args.sprt is not None:
                 mu0, mu1 = args.sprt
                 verdict = sprt_decision(diffs, mu0, mu1, args.alpha, args.beta)
                 if verdict is not None:
                     bar.out("\n")
                     break
+        if not diffs:
+            print("no deal finished")
+            return 1
+        if interrupted:
+            print(f"interrupted after {len(diffs)} deals")
+            args.games = 0
         mean = sum(diffs) / len(diffs)
         lo, hi = bootstrap(diffs, rng)
         plays = len(seatings(rules, 0)) * len(diffs)

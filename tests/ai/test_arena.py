@@ -107,8 +107,9 @@ def test_sprt_stops_the_arena(capsys: pytest.CaptureFixture[str],
                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(arena, "SPRT_MIN_DEALS", 5)
     assert arena.main(["--a", "normal", "--b", "random", "--deals", "200", "--quiet",
-                       "--sprt", "0,5"]) == 0
+                       "--sprt", "0,5", "--every", "2"]) == 0
     out = capsys.readouterr().out
+    assert "after 2 deals: A - B " in out and "LLR" in out
     assert "SPRT +0 vs +5" in out and "H1 accepted" in out
     n = int(out.split("duplicate deals: ")[1].split()[0])
     assert 5 <= n < 200
