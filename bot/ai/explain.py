@@ -153,7 +153,9 @@ def _play_hint(view: TableView, rng: random.Random, deadline: float) -> Hint | N
     i = scores.moves.index(act)
     share = scores.share(i)
     decl = view.seat == view.declarer
-    chance = Reason("made_pct" if decl else "beaten_pct",
+    # "fit": the deals were weighted by the other seats' bids and play (``inference``)
+    fit = "_fit" if scores.inferred else ""
+    chance = Reason(("made_pct" if decl else "beaten_pct") + fit,
                     (("pct", _pct(share if decl else 1.0 - share)),
                      ("samples", scores.samples)))
     return Hint(act, (_card_reason(view, act), chance))

@@ -559,6 +559,10 @@ MESSAGES: dict[str, str] = {
     "why.cheap": "the trick cannot be won — the cheapest card",
     "why.made_pct": "the contract is made in {pct}% of deals",
     "why.beaten_pct": "the contract fails in {pct}% of deals",
+    "why.made_pct_fit": "in {pct}% of the deals that fit the bidding and the play, "
+                        "the contract is made",
+    "why.beaten_pct_fit": "in {pct}% of the deals that fit the bidding and the play, "
+                          "the contract fails",
     "analysis.head": "Deal {n}, contract {contract} ({name}):",
     "analysis.makeable": "with every hand open it can be made — up to {points} points.",
     "analysis.not_makeable": "with every hand open it cannot be made — {points} points at most.",
