@@ -222,7 +222,8 @@ def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
 
 
-SPRT_MIN_DEALS = 20  # no decision on fewer deals (the variance estimate is too rough)
+SPRT_MIN_DEALS = 60  # no decision on fewer deals (the variance estimate is too rough:
+# many duplicate deals of two close versions differ by exactly 0)
 
 
 def sprt_decision(xs: list[float], mu0: float, mu1: float, alpha: float,
