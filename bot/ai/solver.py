@@ -27,6 +27,7 @@ SUIT_MASK = tuple(0x3F << (6 * s) for s in range(4))
 FULL = (1 << 24) - 1
 _KQ = tuple((1 << (6 * s + 2)) | (1 << (6 * s + 3)) for s in range(4))
 INF = 10_000
+_PAIR_BITS = 0x104104  # the queen's bit of each suit: h & (h >> 1) & this = K and Q held
 
 # points of a 6-bit suit pattern
 _SUIT_PTS = tuple(sum(POINTS[r] for r in range(6) if m >> r & 1) for m in range(64))
@@ -185,11 +186,17 @@ class Solver:
                + _SUIT_MARR[2][(od >> 12) & 63] + _SUIT_MARR[3][od >> 18]) * self.def_marr
         if lo >= beta:
             return lo
+        # the right to declare matters only to a hand that still holds a marriage
+        wk = won
+        if wk and not self.first_lead:
+            for i in range(k):
+                if wk >> i & 1 and not hands[i] & (hands[i] >> 1) & _PAIR_BITS:
+                    wk ^= 1 << i
         if k == 3:
             key = hands[0] | hands[1] << 24 | hands[2] << 48 | turn << 72 | (trump + 1) << 74 \
-                | won << 77
+                | wk << 77
         else:
-            key = hands[0] | hands[1] << 24 | turn << 72 | (trump + 1) << 74 | won << 77
+            key = hands[0] | hands[1] << 24 | turn << 72 | (trump + 1) << 74 | wk << 77
         lo, hi = -INF, INF
         ent = self.tt.get(key)
         if ent is not None:
