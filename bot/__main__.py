@@ -20,6 +20,8 @@ USAGE = """usage: python -m bot [COMMAND]
                                [--moves N] [--compare] [--database-url URL]
   bench restart [--games N]    start-up to the first answer with N live games [--eager]
   arena --a L --b L [...]      computer players against each other on duplicate deals
+                               (L: random, normal, hard, or L@GIT-REF: as in that commit)
+                               [--sprt MU0,MU1] [--every N] [--games N]
   migrate-db --from SQLITE_PATH --to postgresql://...
                                copy the SQLite database into an empty PostgreSQL one
 """
