@@ -318,7 +318,8 @@ def pick_play(view: TableView, rng: random.Random, scores: PlayScores) -> Action
     return scores.moves[near[0]]
 
 
-def play_scores(view: TableView, rng: random.Random, deadline: float) -> PlayScores | None:
+def play_scores(view: TableView, rng: random.Random, deadline: float,
+                max_samples: int = MAX_SAMPLES) -> PlayScores | None:
     """Sample the hidden cards and solve each sample for every legal move (None when no
     sample finished by the deadline)."""
     legal = view.legal
@@ -358,7 +359,7 @@ def play_scores(view: TableView, rng: random.Random, deadline: float) -> PlaySco
     samples = 0
     weight = 0.0
     infer = Inference(view, know) if INFERENCE else None
-    while samples < MAX_SAMPLES and time.monotonic() < deadline:
+    while samples < max_samples and time.monotonic() < deadline:
         world = know.sample(rng)
         w = 1.0 if infer is None else infer.weight(world)
         hands = [to_mask(sorted(world.hands[s])) for s in order]
