@@ -27,7 +27,6 @@ SUIT_MASK = tuple(0x3F << (6 * s) for s in range(4))
 FULL = (1 << 24) - 1
 _KQ = tuple((1 << (6 * s + 2)) | (1 << (6 * s + 3)) for s in range(4))
 INF = 10_000
-_PAIR_BITS = 0x104104  # the queen's bit of each suit: h & (h >> 1) & this = K and Q held
 
 # points of a 6-bit suit pattern
 _SUIT_PTS = tuple(sum(POINTS[r] for r in range(6) if m >> r & 1) for m in range(64))
@@ -186,17 +185,11 @@ class Solver:
                + _SUIT_MARR[2][(od >> 12) & 63] + _SUIT_MARR[3][od >> 18]) * self.def_marr
         if lo >= beta:
             return lo
-        # the right to declare matters only to a hand that still holds a marriage
-        wk = won
-        if wk and not self.first_lead:
-            for i in range(k):
-                if wk >> i & 1 and not hands[i] & (hands[i] >> 1) & _PAIR_BITS:
-                    wk ^= 1 << i
         if k == 3:
             key = hands[0] | hands[1] << 24 | hands[2] << 48 | turn << 72 | (trump + 1) << 74 \
-                | wk << 77
+                | won << 77
         else:
-            key = hands[0] | hands[1] << 24 | turn << 72 | (trump + 1) << 74 | wk << 77
+            key = hands[0] | hands[1] << 24 | turn << 72 | (trump + 1) << 74 | won << 77
         lo, hi = -INF, INF
         ent = self.tt.get(key)
         if ent is not None:
@@ -212,14 +205,9 @@ class Solver:
         a0, b0 = alpha, beta
         maxi = turn == self.decl
         nxt = turn + 1 if turn + 1 < k else 0
-        # the last trick is forced; the last two are solved exactly by a direct count
+        # the last trick is forced
         if h & (h - 1) == 0:
             v = self._last_trick(turn, trump)
-            self.tt[key] = (v, v)
-            return v
-        rest = h & (h - 1)
-        if rest & (rest - 1) == 0:  # two cards
-            v = self._end2(turn, trump, won)
             self.tt[key] = (v, v)
             return v
         best = -INF if maxi else INF
@@ -278,84 +266,6 @@ class Solver:
             self.tt[key] = (best, hi)
         else:
             self.tt[key] = (best, best)
-        return best
-
-    def _end2(self, turn: int, trump: int, won: int) -> int:
-        """The exact value of the last two tricks (two cards in every hand), ``turn`` to lead."""
-        hands = self.hands
-        k = self.k
-        decl = self.decl
-        lb = self.last_bonus
-        h = hands[turn]
-        lo_c = (h & -h).bit_length() - 1
-        hi_c = h.bit_length() - 1
-        leads: list[tuple[int, int, int]] = [(lo_c, trump, 0), (hi_c, trump, 0)]
-        if (self.first_lead or won >> turn & 1) and lo_c // 6 == hi_c // 6 and (
-                lo_c % 6 == 2 and hi_c % 6 == 3):
-            su = lo_c // 6
-            gain = (MARRIAGE_VALUES[su] if turn == decl
-                    else -MARRIAGE_VALUES[su] * self.def_marr)
-            leads = [(lo_c, su, gain), (hi_c, su, gain)]
-        seats = [(turn + i) % k for i in range(k)]
-        maxi = turn == decl
-        best = -INF if maxi else INF
-        for c, tr, gain in leads:
-            v = gain + self._end2_follow(seats, 1, c // 6, c, turn, POINTS[c], tr,
-                                         [h & ~(1 << c)], decl, lb)
-            if maxi:
-                if v > best:
-                    best = v
-            elif v < best:
-                best = v
-        return best
-
-    def _end2_follow(self, seats: list[int], i: int, lead_suit: int, win_card: int,
-                     win_pos: int, pts: int, trump: int, rest: list[int], decl: int,
-                     lb: int) -> int:
-        k = self.k
-        if i == k:
-            # the trick is over; the last one is forced
-            got = pts if win_pos == decl else 0
-            start = seats.index(win_pos)
-            c0 = rest[start].bit_length() - 1
-            wp, wc, p2 = win_pos, c0, POINTS[c0] + lb
-            for j in range(1, k):
-                idx = (start + j) % k
-                c = rest[idx].bit_length() - 1
-                p2 += POINTS[c]
-                if (c // 6 == wc // 6 and c > wc) or (trump >= 0 and c // 6 == trump
-                                                      and wc // 6 != trump):
-                    wp, wc = seats[idx], c
-            return got + (p2 if wp == decl else 0)
-        seat = seats[i]
-        h = self.hands[seat]
-        m = h & SUIT_MASK[lead_suit]
-        if not m:
-            if trump >= 0:
-                m = h & SUIT_MASK[trump]
-            if not m:
-                m = h
-        maxi = seat == decl
-        best = -INF if maxi else INF
-        wsuit = win_card // 6
-        while m:
-            b = m & -m
-            m ^= b
-            c = b.bit_length() - 1
-            cs = c // 6
-            if (cs == wsuit and c > win_card) or (trump >= 0 and cs == trump and wsuit != trump):
-                wp, wc = seat, c
-            else:
-                wp, wc = win_pos, win_card
-            rest.append(h & ~b)
-            v = self._end2_follow(seats, i + 1, lead_suit, wc, wp, pts + POINTS[c], trump, rest,
-                                  decl, lb)
-            rest.pop()
-            if maxi:
-                if v > best:
-                    best = v
-            elif v < best:
-                best = v
         return best
 
     def _last_trick(self, turn: int, trump: int) -> int:
