@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -280,6 +282,22 @@ def _sprt_arg(text: str) -> tuple[float, float]:
     return mu0, mu1
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _interruptible() -> list[tuple[int, Any]]:
+    """Ctrl-C and SIGTERM stop the deals with a report (also when started in the
+    background, where a shell ignores SIGINT); the handlers it replaced."""
+    if threading.current_thread() is not threading.main_thread():
+        return []
+    old = [(signal.SIGINT, signal.getsignal(signal.SIGINT)),
+           (signal.SIGTERM, signal.getsignal(signal.SIGTERM))]
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _stop)
+    return old
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m bot arena",
                                 description="Duplicate deals between two computer levels.")
@@ -302,6 +320,7 @@ def main(argv: list[str]) -> int:
                    help="print the running mean every N deals")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
+    handlers = _interruptible()
     try:
         with Players() as players:
             for spec in (args.a, args.b):
@@ -310,6 +329,9 @@ def main(argv: list[str]) -> int:
     except ArenaError as e:
         print(f"arena: {e}", file=sys.stderr)
         return 2
+    finally:
+        for sig, h in handlers:
+            signal.signal(sig, h)
 
 
 def _run(args: argparse.Namespace, players: Players) -> int:
