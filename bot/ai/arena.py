@@ -291,8 +291,8 @@ def _interruptible() -> list[tuple[int, Any]]:
     background, where a shell ignores SIGINT); the handlers it replaced."""
     if threading.current_thread() is not threading.main_thread():
         return []
-    old = [(signal.SIGINT, signal.getsignal(signal.SIGINT)),
-           (signal.SIGTERM, signal.getsignal(signal.SIGTERM))]
+    old: list[tuple[int, Any]] = [(signal.SIGINT, signal.getsignal(signal.SIGINT)),
+                                  (signal.SIGTERM, signal.getsignal(signal.SIGTERM))]
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _stop)
     return old
