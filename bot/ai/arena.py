@@ -403,8 +403,13 @@ def _run(args: argparse.Namespace, players: Players) -> int:
         for g in range(args.games):
             a_seat = g % n
             levels = tuple(args.a if s == a_seat else args.b for s in range(n))
-            w = play_game(rules, levels, derive_seed(args.seed, 2_000_000 + g), stats,
-                          args.think, players=players)
+            try:
+                w = play_game(rules, levels, derive_seed(args.seed, 2_000_000 + g), stats,
+                              args.think, players=players)
+            except KeyboardInterrupt:
+                bar.out("\n")
+                print(f"interrupted after {g} games")
+                break
             if w < 0:
                 unfinished += 1
             elif w == a_seat:
