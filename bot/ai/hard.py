@@ -2,7 +2,8 @@
 
 For a card to play it samples the hidden cards consistently with what the seat
 knows (``knowledge``), solves every sample with the open-card solver for each
-legal move and averages the results; it stops at the deadline (and after
+legal move and averages the results, each sample weighted by how likely it makes the
+other seats' bids and play (``inference``); it stops at the deadline (and after
 ``MAX_SAMPLES``). With many cards left it asks the solver only whether the
 declarer reaches the contract (and reaches it with 20 to spare, or misses it by
 more than 20), which is far faster than the exact value; near the end it uses
