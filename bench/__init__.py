@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "storage": "moves stored per second by many games at once",
     "restart": "start-up to the first answer with many live games",
     "texts": "what the gettext catalogs cost at start-up and per message",
+    "solver": "nodes and CPU time of the open-card solver on fixed positions",
 }
 
 
@@ -46,6 +47,10 @@ def _command(name: str) -> Callable[[list[str]], int]:
         from bench.storage import bench_storage
 
         return bench_storage
+    if name == "solver":
+        from bench.solver import main as bench_solver
+
+        return bench_solver
     if name == "texts":
         from bench.texts import bench_texts
 

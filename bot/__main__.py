@@ -20,12 +20,15 @@ USAGE = """usage: python -m bot [COMMAND]
                                bare PTB bot's (the floor) [--profile FILE] [--no-floor]
                                [--http aiohttp|httpx] [--database-url URL]
   bench hints [--games N]      time of a hint and of a deal's analysis (median, p95)
+  bench solver                 nodes and CPU time of the open-card solver on fixed positions
   bench texts                  the catalogs' start-up cost and the cost of one message
   bench pictures [--deals N]   milliseconds to draw the score-sheet and race pictures
   bench storage [--games N]    moves stored per second by N games at once, append latency
                                [--moves N] [--compare] [--database-url URL]
   bench restart [--games N]    start-up to the first answer with N live games [--eager]
   arena --a L --b L [...]      computer players against each other on duplicate deals
+                               (L: random, normal, hard, or L@GIT-REF: as in that commit)
+                               [--sprt MU0,MU1] [--every N] [--games N]
   migrate-db --from SQLITE_PATH --to postgresql://...
                                copy the SQLite database into an empty PostgreSQL one
 """

@@ -9,23 +9,105 @@ difference is one observation; the report gives its mean with a 95% bootstrap
 interval (resampling deals), declarer success rates, games to 1000 won
 (``--games N``: A against two B, A's seat rotating) and the decision time per
 level. A progress bar goes to stderr.
+
+A level may name another commit: ``--b hard@58babca`` plays ``hard`` as it is in that
+commit (``remote``: its ``bot`` package exported into a temporary directory, one worker
+process), on the same duplicate deals and seatings. ``--sprt MU0,MU1`` stops the deals
+as soon as a sequential probability ratio test (as chess engines are tested; the
+per-deal differences taken as normal with their sample variance) decides between a mean
+of MU0 and of MU1 points per deal at the error rates ``--alpha``/``--beta``.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.engine.game import apply, deal, derive_seed, layout_from_seed, new_game
 from bot.engine.rules import PRESETS, Rules, make_rules
-from bot.engine.state import GameState, Phase
+from bot.engine.state import Action, GameState, Layout, Phase
 from bot.engine.views import view
 
 from . import LEVELS, choose_action
+from .remote import ArenaError, RemotePlayer
+
+
+class Players:
+    """Who plays a level spec: ``hard`` here, ``hard@<ref>`` in a worker of that commit
+    (one worker per ref, started on first use; ``close()`` stops them)."""
+
+    def __init__(self) -> None:
+        self.remote: dict[str, RemotePlayer] = {}
+
+    @staticmethod
+    def check(spec: str) -> None:
+        level, _, ref = spec.partition("@")
+        if level not in LEVELS:
+            raise ArenaError(f"unknown level {level!r} in {spec!r} "
+                             f"(known: {', '.join(LEVELS)}, each optionally @<git-ref>)")
+        if "@" in spec and not ref:
+            raise ArenaError(f"no git ref after '@' in {spec!r}")
+
+    def start(self, spec: str) -> None:
+        self.check(spec)
+        ref = spec.partition("@")[2]
+        if ref and ref not in self.remote:
+            self.remote[ref] = RemotePlayer(ref)
+
+    def choose(self, spec: str, table: Table, seat: int, seed: int,
+               think: float | None) -> Action:
+        level, _, ref = spec.partition("@")
+        if not ref:
+            t0 = time.monotonic()
+            deadline = t0 + think if think is not None else None
+            return choose_action(view(table.state, seat), level, seed=seed, deadline=deadline)
+        self.start(spec)
+        act = self.remote[ref].choose(table.key, table.start, table.actions, seat, level,
+                                      seed, think)
+        if act not in view(table.state, seat).legal:
+            raise ArenaError(f"{spec} chose {act}, which this version's engine refuses")
+        return act
+
+    def close(self) -> None:
+        for r in self.remote.values():
+            r.close()
+        self.remote.clear()
+
+    def __enter__(self) -> Players:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class Table:
+    """A game in progress: its state, how it started and the actions since (as text), so
+    that a worker of another commit can rebuild it."""
+
+    key: object
+    start: dict[str, Any]
+    state: GameState
+    actions: list[str] = field(default_factory=list)
+
+    @classmethod
+    def for_deal(cls, key: object, rules: Rules, dealer: int, layout: Layout) -> Table:
+        st = deal(new_game(rules, seed=None, first_dealer=dealer), layout)
+        return cls(key, {"rules": rules.model_dump(), "mode": "deal", "dealer": dealer,
+                         "hands": layout.hands, "talon": layout.talon}, st)
+
+    @classmethod
+    def for_game(cls, key: object, rules: Rules, seed: int) -> Table:
+        return cls(key, {"rules": rules.model_dump(), "mode": "game", "seed": seed},
+                   new_game(rules, seed=seed))
 
 
 @dataclass
@@ -44,20 +126,28 @@ class Stats:
             box[level] = box.get(level, 0) + 1
 
 
-def play_deal(state: GameState, levels: tuple[str, ...], seed: int, stats: Stats,
-              think: float | None = None) -> GameState:
+def play_deal(state: GameState | Table, levels: tuple[str, ...], seed: int, stats: Stats,
+              think: float | None = None, players: Players | None = None) -> GameState:
     """Play the current deal of ``state`` to its end, seat i played at ``levels[i]``."""
-    start = len(state.history)
-    while state.phase not in (Phase.DEALING, Phase.GAME_OVER) and len(state.history) == start:
-        seat = state.to_act
-        v = view(state, seat)
-        lvl = levels[seat]
-        t0 = time.monotonic()
-        deadline = t0 + think if think is not None else None
-        act = choose_action(v, lvl, seed=seed * 31 + seat, deadline=deadline)
-        stats.add_time(lvl, time.monotonic() - t0)
-        state = apply(state, act)
-    return state
+    table = state if isinstance(state, Table) else Table(None, {}, state)
+    own = players is None
+    players = players or Players()
+    try:
+        st = table.state
+        start = len(st.history)
+        while st.phase not in (Phase.DEALING, Phase.GAME_OVER) and len(st.history) == start:
+            seat = st.to_act
+            lvl = levels[seat]
+            t0 = time.monotonic()
+            act = players.choose(lvl, table, seat, seed * 31 + seat, think)
+            stats.add_time(lvl, time.monotonic() - t0)
+            st = apply(st, act)
+            table.state = st
+            table.actions.append(str(act))
+    finally:
+        if own:
+            players.close()
+    return st
 
 
 def seatings(rules: Rules, dealer: int) -> list[tuple[int, tuple[bool, ...]]]:
@@ -72,33 +162,80 @@ def seatings(rules: Rules, dealer: int) -> list[tuple[int, tuple[bool, ...]]]:
 
 
 def duplicate_deal(rules: Rules, a: str, b: str, seed: int, k: int, stats: Stats,
-                   think: float | None = None) -> float:
+                   think: float | None = None, players: Players | None = None) -> float:
     """A's mean score minus B's over the seats of deal ``k``."""
     n = rules.players
     dealer = k % n
     layout = layout_from_seed(derive_seed(seed, k), rules, dealer)
     score: dict[tuple[int, bool], int] = {}
-    for j, is_a in seatings(rules, dealer):
-        levels = tuple(a if x else b for x in is_a)
-        st = deal(new_game(rules, seed=None, first_dealer=dealer), layout)
-        st = play_deal(st, levels, derive_seed(seed, 1_000_000 + k), stats, think)
-        res = st.history[-1]
-        score[(j, is_a[j])] = res.scores[j]
-        if res.declarer >= 0:
-            stats.add_outcome(levels[res.declarer], res.outcome)
+    own = players is None
+    players = players or Players()
+    try:
+        for i, (j, is_a) in enumerate(seatings(rules, dealer)):
+            levels = tuple(a if x else b for x in is_a)
+            table = Table.for_deal(("deal", seed, k, i), rules, dealer, layout)
+            st = play_deal(table, levels, derive_seed(seed, 1_000_000 + k), stats, think,
+                           players)
+            res = st.history[-1]
+            score[(j, is_a[j])] = res.scores[j]
+            if res.declarer >= 0:
+                stats.add_outcome(levels[res.declarer], res.outcome)
+    finally:
+        if own:
+            players.close()
     seats = sorted({j for j, _ in score})
     return sum(score[(j, True)] - score[(j, False)] for j in seats) / len(seats)
 
 
 def play_game(rules: Rules, levels: tuple[str, ...], seed: int, stats: Stats,
-              think: float | None = None, max_deals: int = 400) -> int:
+              think: float | None = None, max_deals: int = 400,
+              players: Players | None = None) -> int:
     """A whole game to 1000; the winner's seat (-1 if ``max_deals`` ran out)."""
-    st = new_game(rules, seed=seed)
-    for _ in range(max_deals):
-        if st.phase == Phase.GAME_OVER:
-            break
-        st = play_deal(st, levels, derive_seed(seed, len(st.history)), stats, think)
-    return st.winner
+    table = Table.for_game(("game", seed, levels), rules, seed)
+    own = players is None
+    players = players or Players()
+    try:
+        for _ in range(max_deals):
+            if table.state.phase == Phase.GAME_OVER:
+                break
+            play_deal(table, levels, derive_seed(seed, len(table.state.history)), stats,
+                      think, players)
+    finally:
+        if own:
+            players.close()
+    return table.state.winner
+
+
+def sprt_llr(xs: list[float], mu0: float, mu1: float) -> float:
+    """The log-likelihood ratio of mean ``mu1`` against ``mu0`` for the observations, taken
+    as normal with their sample variance (the GSPRT approximation of chess testing)."""
+    n = len(xs)
+    if n < 2:
+        return 0.0
+    mean = sum(xs) / n
+    var = sum((x - mean) ** 2 for x in xs) / (n - 1)
+    if var <= 0:
+        return 0.0
+    return n * ((mu1 - mu0) * mean - (mu1 * mu1 - mu0 * mu0) / 2) / var
+
+
+def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """(lower, upper): below the lower bound H0 is accepted, above the upper one H1."""
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+SPRT_MIN_DEALS = 60  # no decision on fewer deals (the variance estimate is too rough:
+# many duplicate deals of two close versions differ by exactly 0)
+
+
+def sprt_decision(xs: list[float], mu0: float, mu1: float, alpha: float,
+                  beta: float) -> str | None:
+    """'H0', 'H1' or None (go on)."""
+    if len(xs) < SPRT_MIN_DEALS:
+        return None
+    lo, hi = sprt_bounds(alpha, beta)
+    llr = sprt_llr(xs, mu0, mu1)
+    return "H1" if llr >= hi else "H0" if llr <= lo else None
 
 
 def bootstrap(xs: list[float], rng: random.Random, rounds: int = 2000) -> tuple[float, float]:
@@ -135,38 +272,124 @@ class Progress:
             self.out("\n")
 
 
+def _sprt_arg(text: str) -> tuple[float, float]:
+    try:
+        mu0, mu1 = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected MU0,MU1 (points per deal)") from None
+    if mu0 == mu1:
+        raise argparse.ArgumentTypeError("MU0 and MU1 must differ")
+    return mu0, mu1
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _interruptible() -> list[tuple[int, Any]]:
+    """Ctrl-C and SIGTERM stop the deals with a report (also when started in the
+    background, where a shell ignores SIGINT); the handlers it replaced."""
+    if threading.current_thread() is not threading.main_thread():
+        return []
+    old: list[tuple[int, Any]] = [(signal.SIGINT, signal.getsignal(signal.SIGINT)),
+                                  (signal.SIGTERM, signal.getsignal(signal.SIGTERM))]
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _stop)
+    return old
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m bot arena",
                                 description="Duplicate deals between two computer levels.")
-    p.add_argument("--a", default="hard", choices=LEVELS)
-    p.add_argument("--b", default="normal", choices=LEVELS)
-    p.add_argument("--deals", type=int, default=100)
+    levels_help = f"{', '.join(LEVELS)}, or LEVEL@GIT-REF: that level as in that commit"
+    p.add_argument("--a", default="hard", help=levels_help)
+    p.add_argument("--b", default="normal", help=levels_help)
+    p.add_argument("--deals", type=int, default=100, help="duplicate deals (at most, with --sprt)")
     p.add_argument("--games", type=int, default=0, help="whole games to 1000 (A vs two B)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--players", type=int, default=3, choices=(2, 3, 4))
     p.add_argument("--preset", default="classic", choices=sorted(PRESETS))
     p.add_argument("--think", type=float, default=None,
                    help="seconds of thinking per decision (default: the level's own)")
+    p.add_argument("--sprt", type=_sprt_arg, default=None, metavar="MU0,MU1",
+                   help="stop the deals when a sequential test decides between a mean "
+                        "A - B of MU0 and of MU1 points per deal")
+    p.add_argument("--alpha", type=float, default=0.05, help="SPRT: false H1 rate")
+    p.add_argument("--beta", type=float, default=0.05, help="SPRT: false H0 rate")
+    p.add_argument("--every", type=int, default=0, metavar="N",
+                   help="print the running mean every N deals")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
+    handlers = _interruptible()
+    try:
+        with Players() as players:
+            for spec in (args.a, args.b):
+                players.start(spec)
+            return _run(args, players)
+    except ArenaError as e:
+        print(f"arena: {e}", file=sys.stderr)
+        return 2
+    finally:
+        for sig, h in handlers:
+            signal.signal(sig, h)
+
+
+def _run(args: argparse.Namespace, players: Players) -> int:
     rules = make_rules(args.preset, players=args.players)
     stats = Stats()
     err: Callable[[str], object] = (lambda s: None) if args.quiet else sys.stderr.write
     rng = random.Random(args.seed)
     print(f"arena: A={args.a} B={args.b}, {args.players} players, preset {args.preset}, "
           f"seed {args.seed}")
+    for ref, r in players.remote.items():
+        print(f"{ref} = commit {r.sha[:12]} (worker process, bot from {r.dir})")
     if args.deals > 0:
         diffs: list[float] = []
         bar = Progress(args.deals, "deals", err)
+        verdict = None
+        interrupted = False
         for k in range(args.deals):
-            diffs.append(duplicate_deal(rules, args.a, args.b, args.seed, k, stats, args.think))
+            try:
+                diffs.append(duplicate_deal(rules, args.a, args.b, args.seed, k, stats,
+                                            args.think, players))
+            except KeyboardInterrupt:  # Ctrl-C: report the deals played so far
+                interrupted = True
+                bar.out("\n")
+                break
             bar.step(k + 1)
+            if args.every and (k + 1) % args.every == 0:
+                m = sum(diffs) / len(diffs)
+                line = f"after {k + 1} deals: A - B {m:+.1f}"
+                if args.sprt is not None:
+                    line += f", LLR {sprt_llr(diffs, *args.sprt):+.2f}"
+                print(line, flush=True)
+            if args.sprt is not None:
+                mu0, mu1 = args.sprt
+                verdict = sprt_decision(diffs, mu0, mu1, args.alpha, args.beta)
+                if verdict is not None:
+                    bar.out("\n")
+                    break
+        if not diffs:
+            print("no deal finished")
+            return 1
+        if interrupted:
+            print(f"interrupted after {len(diffs)} deals")
+            args.games = 0
         mean = sum(diffs) / len(diffs)
         lo, hi = bootstrap(diffs, rng)
         plays = len(seatings(rules, 0)) * len(diffs)
         print(f"duplicate deals: {len(diffs)} ({plays} plays)")
         print(f"A - B: {mean:+.1f} points per deal, 95% bootstrap interval "
               f"[{lo:+.1f}, {hi:+.1f}]")
+        if args.sprt is not None:
+            mu0, mu1 = args.sprt
+            b_lo, b_hi = sprt_bounds(args.alpha, args.beta)
+            llr = sprt_llr(diffs, mu0, mu1)
+            what = {"H1": f"H1 accepted (mean {mu1:+g} rather than {mu0:+g})",
+                    "H0": f"H0 accepted (mean {mu0:+g} rather than {mu1:+g})",
+                    None: "no decision yet"}[verdict]
+            print(f"SPRT {mu0:+g} vs {mu1:+g} (alpha {args.alpha}, beta {args.beta}): {what}, "
+                  f"LLR {llr:+.2f} in [{b_lo:.2f}, {b_hi:.2f}] after {len(diffs)} deals")
         for lvl in dict.fromkeys((args.a, args.b)):
             m, f, c = (stats.made.get(lvl, 0), stats.failed.get(lvl, 0),
                        stats.conceded.get(lvl, 0))
@@ -180,8 +403,13 @@ def main(argv: list[str]) -> int:
         for g in range(args.games):
             a_seat = g % n
             levels = tuple(args.a if s == a_seat else args.b for s in range(n))
-            w = play_game(rules, levels, derive_seed(args.seed, 2_000_000 + g), stats,
-                          args.think)
+            try:
+                w = play_game(rules, levels, derive_seed(args.seed, 2_000_000 + g), stats,
+                              args.think, players=players)
+            except KeyboardInterrupt:
+                bar.out("\n")
+                print(f"interrupted after {g} games")
+                break
             if w < 0:
                 unfinished += 1
             elif w == a_seat:

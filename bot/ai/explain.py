@@ -46,6 +46,7 @@ from .evaluate import HARD_WEIGHTS7, fitted_points
 from .solver import Solver, Timeout, to_mask
 
 HINT_THINK = 0.6  # seconds of sampling behind a hint (the answer must come within 1 s)
+HINT_SAMPLES = 24  # at most (as many as before issue 21: a hint stays as quick)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,14 +147,16 @@ def _give_reason(view: TableView, card: int) -> Reason:
 
 
 def _play_hint(view: TableView, rng: random.Random, deadline: float) -> Hint | None:
-    scores = hard.play_scores(view, rng, deadline)
+    scores = hard.play_scores(view, rng, deadline, HINT_SAMPLES)
     if scores is None:
         return None
     act = hard.pick_play(view, rng, scores)
     i = scores.moves.index(act)
-    share = scores.made[i] / scores.samples
+    share = scores.share(i)
     decl = view.seat == view.declarer
-    chance = Reason("made_pct" if decl else "beaten_pct",
+    # "fit": the deals were weighted by the other seats' bids and play (``inference``)
+    fit = "_fit" if scores.inferred else ""
+    chance = Reason(("made_pct" if decl else "beaten_pct") + fit,
                     (("pct", _pct(share if decl else 1.0 - share)),
                      ("samples", scores.samples)))
     return Hint(act, (_card_reason(view, act), chance))

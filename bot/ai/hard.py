@@ -2,7 +2,8 @@
 
 For a card to play it samples the hidden cards consistently with what the seat
 knows (``knowledge``), solves every sample with the open-card solver for each
-legal move and averages the results; it stops at the deadline (and after
+legal move and averages the results, each sample weighted by how likely it makes the
+other seats' bids and play (``inference``); it stops at the deadline (and after
 ``MAX_SAMPLES``). With many cards left it asks the solver only whether the
 declarer reaches the contract (and reaches it with 20 to spare, or misses it by
 more than 20), which is far faster than the exact value; near the end it uses
@@ -13,6 +14,7 @@ the contract also average in the open-card chance on sampled deals.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from itertools import combinations
@@ -32,10 +34,12 @@ from bot.engine.views import TableView
 
 from . import normal
 from .evaluate import HARD_WEIGHTS7, HARD_WEIGHTS8, SD7, SD8, chance_at_least, fitted_points
+from .inference import TEMPER, Inference, bid_events, bids_log_likelihood
 from .knowledge import Knowledge
 from .solver import Solver, Timeout, to_mask
 
-MAX_SAMPLES = 24
+MAX_SAMPLES = 40
+INFERENCE = True  # weight the sampled worlds by the other seats' actions (``inference``)
 EXACT_CARDS = 5  # exact values when every hand holds at most this many cards
 PROBE_CARDS = 6  # three thresholds instead of one from this many cards down
 DEFAULT_THINK = 0.25
@@ -101,10 +105,20 @@ def bid_chance(view: TableView, bid: int, rng: random.Random, deadline: float) -
     if talon_n <= 0:
         return None
     r = view.rules
-    made = samples = 0
+    events = [e for e in bid_events(view) if e[0] != view.seat] if INFERENCE else []
+    made = weight = 0.0
+    samples = 0
     while samples < BID_SAMPLES and time.monotonic() < deadline:
         rng.shuffle(unknown)
         talon = unknown[:talon_n]
+        w = 1.0
+        if events:  # the others' bids so far, on their hands in this deal
+            dealt: dict[int, frozenset[int]] = {}
+            at = talon_n
+            for d, n in zip(defs, sizes, strict=True):
+                dealt[order[d]] = frozenset(unknown[at:at + n])
+                at += n
+            w = math.exp(TEMPER * bids_log_likelihood(events, dealt))
         hand = mine | frozenset(talon)
         best: tuple[float, tuple[int, ...]] | None = None
         for out in combinations(sorted(hand), 2):
@@ -124,11 +138,12 @@ def bid_chance(view: TableView, bid: int, rng: random.Random, deadline: float) -
             v = solver.value(hands, me, [], -1, 0, bid - 1, bid)
         except Timeout:
             break
-        made += v >= bid
+        made += w * (v >= bid)
+        weight += w
         samples += 1
-    if samples < CONTRACT_MIN_SAMPLES:
+    if samples < CONTRACT_MIN_SAMPLES or weight <= 0:
         return None
-    return made / samples
+    return made / weight
 
 
 def choose_bid(view: TableView, rng: random.Random | None = None,
@@ -197,17 +212,23 @@ def contract_chances(view: TableView, values: list[int], rng: random.Random,
     if len(unknown) != sum(need):
         return None
     r = view.rules
-    made = [0] * len(values)
+    events = [e for e in bid_events(view) if e[0] != view.seat] if INFERENCE else []
+    made = [0.0] * len(values)
     samples = 0
+    weight = 0.0
     while samples < CONTRACT_SAMPLES and time.monotonic() < deadline:
         rng.shuffle(unknown)
         hands = [0] * len(order)
         hands[pos[view.seat]] = to_mask(view.hand)
         at = 0
+        dealt: dict[int, frozenset[int]] = {}
         for s, n in zip(defs, need, strict=True):
+            dealt[s] = frozenset(unknown[at:at + n])
             cards = unknown[at:at + n] + ([given[s]] if s in given else [])
             at += n
             hands[pos[s]] = to_mask(cards)
+        # the defenders' bids, on the hands they were dealt in this deal
+        w = math.exp(TEMPER * bids_log_likelihood(events, dealt)) if events else 1.0
         me = pos[view.seat]
         solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus, deadline)
         lo, hi = -1, len(values)  # values[lo] is reached, values[hi] is not
@@ -222,11 +243,12 @@ def contract_chances(view: TableView, values: list[int], rng: random.Random,
         except Timeout:
             break
         for i in range(lo + 1):
-            made[i] += 1
+            made[i] += w
         samples += 1
-    if samples < CONTRACT_MIN_SAMPLES:
+        weight += w
+    if samples < CONTRACT_MIN_SAMPLES or weight <= 0:
         return None
-    return [m / samples for m in made]
+    return [m / weight for m in made]
 
 
 def choose_contract(view: TableView, rng: random.Random | None = None,
@@ -256,17 +278,26 @@ def contract_decision(view: TableView, rng: random.Random | None = None,
 
 
 class PlayScores:
-    """What ``hard`` found for each legal card: ``totals`` (summed utility over ``samples``)
-    and ``made`` (in how many samples the declarer reaches the contract after the move)."""
+    """What ``hard`` found for each legal card over ``samples`` sampled worlds, each
+    weighted by how likely it makes the other seats' actions (``inference``; ``weight``
+    the sum of the weights): ``totals`` (weighted utility) and ``made`` (the weight of
+    the samples in which the declarer reaches the contract after the move); ``inferred``:
+    the other seats' actions said something (the weights are not all equal)."""
 
-    __slots__ = ("made", "moves", "samples", "totals")
+    __slots__ = ("inferred", "made", "moves", "samples", "totals", "weight")
 
-    def __init__(self, moves: list[Action], totals: list[float], made: list[int],
-                 samples: int) -> None:
+    def __init__(self, moves: list[Action], totals: list[float], made: list[float],
+                 samples: int, weight: float | None = None, inferred: bool = False) -> None:
         self.moves = moves
         self.totals = totals
         self.made = made
         self.samples = samples
+        self.weight = float(samples) if weight is None else weight
+        self.inferred = inferred
+
+    def share(self, i: int) -> float:
+        """The weighted share of the worlds in which the declarer makes it after move i."""
+        return self.made[i] / self.weight if self.weight > 0 else 0.0
 
 
 def choose_play(view: TableView, rng: random.Random, deadline: float) -> Action | None:
@@ -288,7 +319,8 @@ def pick_play(view: TableView, rng: random.Random, scores: PlayScores) -> Action
     return scores.moves[near[0]]
 
 
-def play_scores(view: TableView, rng: random.Random, deadline: float) -> PlayScores | None:
+def play_scores(view: TableView, rng: random.Random, deadline: float,
+                max_samples: int = MAX_SAMPLES) -> PlayScores | None:
     """Sample the hidden cards and solve each sample for every legal move (None when no
     sample finished by the deadline)."""
     legal = view.legal
@@ -324,10 +356,13 @@ def play_scores(view: TableView, rng: random.Random, deadline: float) -> PlaySco
     if size <= PROBE_CARDS:
         probes = (*probes, (need + 20, 10.0), (need - 20, 10.0))
     totals = [0.0] * len(moves)
-    made_n = [0] * len(moves)
+    made_n = [0.0] * len(moves)
     samples = 0
-    while samples < MAX_SAMPLES and time.monotonic() < deadline:
+    weight = 0.0
+    infer = Inference(view, know) if INFERENCE else None
+    while samples < max_samples and time.monotonic() < deadline:
         world = know.sample(rng)
+        w = 1.0 if infer is None else infer.weight(world)
         hands = [to_mask(sorted(world.hands[s])) for s in order]
         solver = Solver(k, dpos, r.marriage_first_lead, last_bonus, deadline)
         vals: list[float] = []
@@ -354,9 +389,11 @@ def play_scores(view: TableView, rng: random.Random, deadline: float) -> PlaySco
         except Timeout:
             break
         for i, u in enumerate(vals):
-            totals[i] += u
-            made_n[i] += hits[i]
+            totals[i] += w * u
+            made_n[i] += w * hits[i]
         samples += 1
+        weight += w
     if samples == 0:
         return None
-    return PlayScores([m[0] for m in moves], totals, made_n, samples)
+    return PlayScores([m[0] for m in moves], totals, made_n, samples, weight,
+                      infer is not None and not infer.empty)

@@ -39,3 +39,77 @@ def test_same_layout_gives_the_same_result_for_the_same_players() -> None:
     rules = make_rules("classic")
     one = arena.duplicate_deal(rules, "normal", "normal", 5, 0, arena.Stats())
     assert one == 0.0  # same players on the same cards: no difference
+
+
+# --- another commit's players (``level@ref``) and the sequential test --------------------
+
+
+def test_a_ref_equal_to_head_plays_exactly_the_same(capsys: pytest.CaptureFixture[str]) -> None:
+    # the worker rebuilds every state from the start and the actions; with the same code
+    # and fixed choices (normal, random) the duplicate difference is exactly 0
+    with arena.Players() as players:
+        rules = make_rules("classic")
+        for lvl in ("normal", "random"):
+            for k in range(3):
+                d = arena.duplicate_deal(rules, lvl, f"{lvl}@HEAD", 11, k, arena.Stats(),
+                                         players=players)
+                assert d == 0.0
+        assert list(players.remote) == ["HEAD"]
+        stats = arena.Stats()
+        a = arena.play_game(rules, ("normal", "normal@HEAD", "normal@HEAD"), 5, stats,
+                            players=players)
+        b = arena.play_game(rules, ("normal", "normal", "normal"), 5, arena.Stats())
+        assert a == b >= 0
+        assert {"normal", "normal@HEAD"} <= set(stats.times)
+
+
+def test_the_arena_reports_a_remote_level(capsys: pytest.CaptureFixture[str]) -> None:
+    assert arena.main(["--a", "normal", "--b", "normal@HEAD", "--deals", "2", "--quiet",
+                       "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "HEAD = commit " in out
+    assert "A - B: +0.0 points per deal" in out
+    assert "declarer normal@HEAD: made" in out
+    assert "decision time normal@HEAD: p50" in out
+
+
+def test_remote_hard_gives_legal_answers() -> None:
+    with arena.Players() as players:
+        d = arena.duplicate_deal(make_rules("classic"), "hard", "hard@HEAD", 2, 0,
+                                 arena.Stats(), think=0.02, players=players)
+    assert -1000 < d < 1000
+
+
+@pytest.mark.parametrize("spec", ["normal@no-such-ref-xyz", "normal@", "great@HEAD",
+                                  "hard@0000000000000000000000000000000000000000"])
+def test_a_bad_level_or_ref_is_a_clear_error(spec: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert arena.main(["--a", "normal", "--b", spec, "--deals", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("arena: ") and ("unknown" in err or "no git ref" in err)
+    assert "Traceback" not in err
+
+
+def test_sprt_decides_on_clear_differences() -> None:
+    rng = __import__("random").Random(1)
+    better = [10 + rng.gauss(0, 30) for _ in range(400)]
+    same = [rng.gauss(0, 30) for _ in range(400)]
+    lo, hi = arena.sprt_bounds(0.05, 0.05)
+    assert lo < 0 < hi and abs(lo + hi) < 1e-9
+    assert arena.sprt_decision(better[:5], 0, 5, 0.05, 0.05) is None  # too few deals
+    assert arena.sprt_llr(better, 0, 5) >= hi
+    assert arena.sprt_decision(better, 0, 5, 0.05, 0.05) == "H1"
+    assert arena.sprt_decision(same, 0, 5, 0.05, 0.05) == "H0"
+    assert arena.sprt_llr([3.0, 3.0, 3.0], 0, 5) == 0.0  # no variance: no evidence
+
+
+def test_sprt_stops_the_arena(capsys: pytest.CaptureFixture[str],
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(arena, "SPRT_MIN_DEALS", 5)
+    assert arena.main(["--a", "normal", "--b", "random", "--deals", "200", "--quiet",
+                       "--sprt", "0,5", "--every", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "after 2 deals: A - B " in out and "LLR" in out
+    assert "SPRT +0 vs +5" in out and "H1 accepted" in out
+    n = int(out.split("duplicate deals: ")[1].split()[0])
+    assert 5 <= n < 200

@@ -16,7 +16,7 @@ from bot.engine.views import TableView, view
 CODES = {"only", "light", "redeal", "no_redeal", "bid", "pass", "redeal_talon", "give_loose",
          "give_cheap", "contract", "concede", "talon", "estimate", "marriage", "lead_ace",
          "top_left", "lead_top", "draw_trumps", "lead_low", "trumps_in", "takes_last", "takes",
-         "load_partner", "cheap", "made_pct", "beaten_pct"}
+         "load_partner", "cheap", "made_pct", "beaten_pct", "made_pct_fit", "beaten_pct_fit"}
 
 
 def _game(seed: int, deals: int) -> GameState:

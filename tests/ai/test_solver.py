@@ -107,3 +107,11 @@ def test_value_after_each_move_matches_brute_force(seed: int) -> None:
         if len(nxt.history) > len(st.history):
             continue
         assert got == brute(nxt, decl), a  # the marriage counts in the engine's points
+
+
+def test_the_solver_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import solver as bench_solver
+
+    assert bench_solver.main(["--deals", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "positions" in out and "checksum" in out and "nodes/s" in out

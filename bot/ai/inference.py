@@ -1,0 +1,207 @@
+"""How likely a sampled world makes what the other seats did (policy-based inference).
+
+The sampler (``knowledge``) deals the unseen cards uniformly among the deals that
+contradict nothing seen; but the other seats' choices say more than what they prove. A
+world in which a seat that passed at 105 held two aces and a marriage, or in which a
+defender played a king under the declarer's ace while holding a nine of that suit, is
+possible but unlikely. ``Inference(view, know).log_weight(world)`` scores a world by
+the log-likelihood of the other seats' observed actions under a softened model of play
+(Rebstock et al., "Policy Based Inference in Trick-Taking Card Games", 2019):
+
+- **bids and passes** (a normal deal of three): a seat bids ``b`` with a chance that grows
+  with the fitted estimate of its dealt hand (``evaluate.HARD_WEIGHTS7``) against ``b``
+  (half a bold bidder, half a careful one), and passes with the rest;
+- **marriages not declared**: a seat that led after winning a trick (or on the first lead
+  when the rules let it) while holding a king and queen of a suit, and did not declare;
+- **cards played under an opponent's trick**: a follower that does not take a trick its
+  opponents hold mostly plays its cheapest card that does not take it;
+- (suits not followed, marriages declared and the shown talon are already hard facts in
+  ``knowledge``).
+
+Every factor has a floor, and the sum is tempered (``TEMPER``), so that no single world
+takes all the weight: the weight of a world is ``exp(TEMPER * log L)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import exp, log
+
+from bot.engine.cards import KING, POINTS, QUEEN
+from bot.engine.state import Kind
+from bot.engine.views import TableView
+
+from .evaluate import HARD_WEIGHTS7, fitted_points
+from .knowledge import Knowledge, World
+
+TEMPER = 0.5
+# the bidding model: a mixture of a bold bidder (bids b about when its fitted estimate
+# reaches b - 10, as ``normal`` and most people) and a careful one (b + 30, as ``hard``)
+BID_MARGINS = (10.0, -30.0)
+BID_SPREAD = 15.0  # softness of the bidding model (points)
+BID_FLOOR = 0.05  # the least chance of any bid or pass
+NO_DECLARE = 0.3  # chance that a seat able to declare a marriage leads without declaring
+PLAY_SPREAD = 3.0  # softness (points) of "the cheapest card under an opponent's trick"
+PLAY_FLOOR = 0.2  # share of a uniform choice in that model
+
+_PAIRS = tuple((1 << (6 * s + KING)) | (1 << (6 * s + QUEEN)) for s in range(4))
+_SUIT = tuple(0x3F << (6 * s) for s in range(4))
+
+
+def _sigmoid(x: float) -> float:
+    if x < -30:
+        return 0.0
+    if x > 30:
+        return 1.0
+    return 1.0 / (1.0 + exp(-x))
+
+
+def bid_chance(est: float, bid: int) -> float:
+    """The model's chance that a seat whose dealt hand is estimated at ``est`` bids ``bid``."""
+    p = sum(_sigmoid((est - bid + m) / BID_SPREAD) for m in BID_MARGINS) / len(BID_MARGINS)
+    return BID_FLOOR + (1 - 2 * BID_FLOOR) * p
+
+
+def bid_events(view: TableView) -> list[tuple[int, int, bool]]:
+    """(seat, the bid it made or refused, made) for the bidding of this deal."""
+    r = view.rules
+    if view.kind != Kind.NORMAL or len(view.active) != 3 or not view.bids:
+        return []
+    out: list[tuple[int, int, bool]] = []
+    cur = view.bids[0][1]
+    for seat, b in view.bids[1:]:
+        if b == 0:
+            out.append((seat, cur + r.bid_step, False))
+        else:
+            out.append((seat, b, True))
+            cur = b
+    return out
+
+
+def bids_log_likelihood(events: list[tuple[int, int, bool]],
+                        hands: dict[int, frozenset[int]]) -> float:
+    """log P(the bids and passes of the seats in ``hands`` | their dealt hands)."""
+    est: dict[int, float] = {}
+    total = 0.0
+    for seat, b, made in events:
+        h = hands.get(seat)
+        if h is None:
+            continue
+        if seat not in est:
+            est[seat] = fitted_points(h, HARD_WEIGHTS7)
+        p = bid_chance(est[seat], b)
+        total += log(p if made else 1 - p)
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class _Lead:
+    seat: int
+    later: int  # the seat's cards played on this trick and after (mask)
+    declared: bool
+    may_declare: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Under:
+    """A card played that did not take a trick held by the seat's opponents."""
+
+    seat: int
+    later: int
+    card: int
+    lead_suit: int
+    trump: int
+    win_card: int
+
+
+class Inference:
+    """The other seats' observed actions in one seat's view (phase ``play``)."""
+
+    def __init__(self, view: TableView, know: Knowledge) -> None:
+        self.view = view
+        self.know = know
+        me = view.seat
+        decl = view.declarer
+        self.bids = [e for e in bid_events(view) if e[0] != me]
+        tricks = [(t.cards, t.trump) for t in view.tricks]
+        if view.trick:
+            tricks.append((view.trick, view.trump))
+        # the cards each seat played from trick i on
+        later: dict[int, list[int]] = {s: [0] * (len(tricks) + 1) for s in view.active}
+        for i in range(len(tricks) - 1, -1, -1):
+            for s in view.active:
+                later[s][i] = later[s][i + 1]
+            for s, c in tricks[i][0]:
+                later[s][i] |= 1 << c
+        declared_on = {(m.trick, m.seat) for m in view.declared if m.suit < 4}
+        rights: set[int] = set()
+        first_lead = view.rules.marriage_first_lead
+        self.leads: list[_Lead] = []
+        self.unders: list[_Under] = []
+        for i, (cards, trump) in enumerate(tricks):
+            leader, lc = cards[0]
+            if leader != me:
+                self.leads.append(_Lead(leader, later[leader][i], (i, leader) in declared_on,
+                                        first_lead or leader in rights))
+            win_seat, win_card = leader, lc
+            for seat, c in cards[1:]:
+                beats = (c // 6 == win_card // 6 and c > win_card) or (
+                    trump >= 0 and c // 6 == trump and win_card // 6 != trump)
+                opponents = (win_seat == decl) != (seat == decl)
+                if not beats and opponents and seat != me:
+                    self.unders.append(_Under(seat, later[seat][i], c, cards[0][1] // 6,
+                                              trump, win_card))
+                if beats:
+                    win_seat, win_card = seat, c
+            if len(cards) == len(view.active):
+                rights.add(win_seat)
+        self.empty = not (self.bids or self.leads or self.unders)
+
+    def log_likelihood(self, world: World) -> float:
+        if self.empty:
+            return 0.0
+        total = 0.0
+        if self.bids:
+            hands = {s: self.know.orig_hand(world, s) for s in {e[0] for e in self.bids}}
+            total += bids_log_likelihood(self.bids, hands)
+        masks: dict[int, int] = {}
+        for s, cards in world.hands.items():
+            m = 0
+            for c in cards:
+                m |= 1 << c
+            masks[s] = m
+        for ld in self.leads:
+            if ld.declared or not ld.may_declare:
+                continue
+            h = masks[ld.seat] | ld.later
+            if any(h & p == p for p in _PAIRS):
+                total += log(NO_DECLARE)
+        for u in self.unders:
+            h = masks[u.seat] | u.later
+            legal = h & _SUIT[u.lead_suit]
+            if not legal and u.trump >= 0:
+                legal = h & _SUIT[u.trump]
+            if not legal:
+                legal = h
+            ws = u.win_card // 6
+            num = den = 0.0
+            n = 0
+            while legal:
+                b = legal & -legal
+                legal ^= b
+                c = b.bit_length() - 1
+                cs = c // 6
+                if (cs == ws and c > u.win_card) or (u.trump >= 0 and cs == u.trump
+                                                     and ws != u.trump):
+                    continue  # it would have taken the trick
+                e = exp(-POINTS[c] / PLAY_SPREAD)
+                den += e
+                n += 1
+                if c == u.card:
+                    num = e
+            if n > 1 and den > 0:
+                total += log(PLAY_FLOOR / n + (1 - PLAY_FLOOR) * num / den)
+        return total
+
+    def weight(self, world: World) -> float:
+        return exp(TEMPER * self.log_likelihood(world))
