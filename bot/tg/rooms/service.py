@@ -55,6 +55,7 @@ from bot.tg.rooms.session import (
     Answer,
     ChatKind,
     ChatRef,
+    Place,
     Reply,
     Session,
     UserRef,
@@ -63,6 +64,7 @@ from bot.tg.rooms.session import (
     hand_key,
     lobby_key,
     table_key,
+    topic_of,
 )
 from bot.tg.rooms.table import TableHooks, TableRoom
 from bot.tg.view import render as R
@@ -73,6 +75,7 @@ __all__ = [
     "ChatKind",
     "ChatRef",
     "GameService",
+    "Place",
     "Reply",
     "Session",
     "UserRef",
@@ -83,6 +86,7 @@ __all__ = [
     "lobby_key",
     "rules_from_args",
     "table_key",
+    "topic_of",
 ]
 
 
@@ -165,7 +169,9 @@ class GameService:
 
     @property
     def by_chat(self) -> dict[int, int]:
-        return self.kit.registry.by_chat
+        """The game of each chat's General place (or of a chat without topics)."""
+        return {p.chat_id: gid for p, gid in self.kit.registry.by_place.items()
+                if p.thread_id is None}
 
     @property
     def pending(self) -> dict[int, Game]:
@@ -175,11 +181,12 @@ class GameService:
     def restored(self) -> asyncio.Event:
         return self.restore.restored
 
-    def session_of_chat(self, chat_id: int) -> Session | None:
-        return self.kit.registry.session_of_chat(chat_id)
+    def session_of_chat(self, chat_id: int, thread_id: int | None = None) -> Session | None:
+        return self.kit.registry.session_of_chat(chat_id, thread_id)
 
-    def reply(self, chat_id: int, text: str, keyboard: R.Keyboard = ()) -> None:
-        self.kit.reply(chat_id, text, keyboard)
+    def reply(self, chat_id: int, text: str, keyboard: R.Keyboard = (), *,
+              thread: int | None = None) -> None:
+        self.kit.reply(chat_id, text, keyboard, thread=thread)
 
     # ---- entry points
 
