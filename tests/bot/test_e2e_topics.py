@@ -302,3 +302,34 @@ async def test_a_deleted_topic_ends_its_table_as_an_idle_game(
             assert "Клуб" in txt(told)
         await idle(app)
     server.assert_clean()
+
+
+async def test_a_reply_chains_thread_id_is_no_topic(server: FakeTelegramServer, db: Path) -> None:
+    """``message_thread_id`` of a reply in General (or in a supergroup without topics) is a
+    reply chain's, not a topic: the table there is meant and the answer goes there."""
+    anna, boris = server.add_user(8601, "Анна"), server.add_user(8602, "Борис")
+    server.add_group(FORUM, "Клуб", members=[boris], admins=[anna], is_forum=True)
+    plain = -1001234505002
+    server.add_group(plain, "Без тем", members=[boris], admins=[anna])
+    async with running(server, db, seed=15) as app:
+        await start_private(server, anna, boris)
+        gid, lobby = await open_in(server, anna, None, [boris], 1)
+        before = server.last_bot_message(FORUM)
+        reply = await server.send_text(boris, FORUM, "/score", reply_to=lobby)
+        assert reply.thread_id is not None  # (the chain's id, as Telegram sends it)
+        sheet = await server.wait_bot_message(FORUM, after=before)
+        assert sheet.topic_id == GENERAL_TOPIC_ID
+        assert "Сыгранных конов пока нет" in txt(sheet)  # this table's sheet (no deal yet)
+        await server.send_text(anna, plain, "/newgame")
+        other = await server.wait_bot_message(plain, predicate=lambda m: bool(m.all_buttons))
+        before = server.last_bot_message(plain)
+        await server.send_text(boris, plain, "/newgame", reply_to=other)
+        exists = await server.wait_bot_message(plain, after=before)
+        assert "уже есть партия" in txt(exists)
+        assert service(app).session_of_chat(plain) is not None
+        assert service(app).session_of_chat(FORUM) is session(app, gid)
+        await idle(app)
+    assert all("message_thread_id" not in r.params for r in server.requests
+               if r.chat_id in (FORUM, plain))
+    assert refused(server) == []
+    server.assert_clean()

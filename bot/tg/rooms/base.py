@@ -1,8 +1,8 @@
 """What every room is built on (none of these is a room; none calls a room):
 
 * ``Config`` — the service's settings (timeouts, pace, the computers' level, clock, seeds);
-* ``Registry`` — the games in memory: sessions by game and by chat, the pending games of
-  the start-up (``restore.py``), one lock per chat;
+* ``Registry`` — the games in memory: sessions by game and by place (a chat, or a topic
+  of a forum), the pending games of the start-up (``restore.py``), one lock per chat;
 * ``People`` — languages of people and chats, admin checks (a small cache);
 * ``Tasks`` — the supervised background tasks and the closing flag;
 * ``MessageIds`` — the game's message ids stored shortly after they change;

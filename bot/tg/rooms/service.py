@@ -14,7 +14,8 @@ them" check it):
 | ratings | ``ratings.py`` | counting finished games, /stats, /top | kit |
 | lobby | ``lobby.py`` | lobbies, the start, the final sheet, rematch | table |
 | membership | ``membership.py`` | blocked and returning people, the bot added | table, |
-| | | or removed, migrations | lobby |
+| | | or removed, migrations, forum topics closed, | lobby |
+| | | reopened or deleted | |
 | restore | ``restore.py`` | start-up restore, leases, expiry, shutdown | table, lobby, |
 | | | | ratings |
 | media | ``media.py`` | pictures, /export, record files | membership |
@@ -26,8 +27,9 @@ them" check it):
 Upward needs are narrow callbacks, wired here and nowhere else: ``TableHooks.game_over``
 (the lobby's final sheet, then the media room's pictures, then the ratings room's count)
 and ``TableHooks.reload`` (the restore room's rebuild); ``Tasks.on_died`` (the table's
-``resume``, set by the table); the outbox's ``on_forbidden``/``on_kicked``/``on_migrated``
-(the membership room's, set by it).  ``handlers.py`` routes each update to its room.
+``resume``, set by the table); the outbox's ``on_forbidden``/``on_kicked``/``on_migrated``/
+``on_topic_closed``/``on_topic_gone`` (the membership room's, set by it).  ``handlers.py``
+routes each update to its room.
 """
 
 from __future__ import annotations
