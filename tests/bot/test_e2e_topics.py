@@ -333,3 +333,36 @@ async def test_a_reply_chains_thread_id_is_no_topic(server: FakeTelegramServer, 
                if r.chat_id in (FORUM, plain))
     assert refused(server) == []
     server.assert_clean()
+
+
+async def test_a_refused_send_pauses_the_table_and_nothing_is_lost(
+        server: FakeTelegramServer, db: Path) -> None:
+    """The topic closed without the bot seeing the service message: the first refused send
+    (400 TOPIC_CLOSED) pauses the table; no retry loop, no traceback; the refused reply
+    and the table go out once the topic is reopened."""
+    anna = server.add_user(8701, "Анна")
+    server.add_group(FORUM, "Клуб", admins=[anna], is_forum=True)
+    topic = server.create_topic(FORUM, "Тысяча", by=anna)
+    async with running(server, db, seed=17, computer_move_delay=0.05) as app:
+        await start_private(server, anna)
+        gid, _ = await open_in(server, anna, topic, [], 2)
+        s = session(app, gid)
+        assert s is not None and s.state is not None
+        await idle(app)
+        topic.closed = True  # (as if the update were lost: the bot learns it from a refusal)
+        before = server.last_bot_message(FORUM, topic=topic.id)
+        await server.send_text(anna, FORUM, "/score", topic=topic)  # an admin may write
+        await server.wait_for(lambda: s.paused, what="the table paused by the refusal")
+        await idle(app)
+        tries = [r for r in server.calls(chat=FORUM) if r.status == 400]
+        assert len(tries) == 1 and "TOPIC_CLOSED" in (tries[0].description or "")
+        server.reopen_topic(FORUM, topic, by=anna)
+        sheet = await server.wait_bot_message(FORUM, after=before, topic=topic.id)
+        assert "Сыгранных конов пока нет" in txt(sheet)
+        await server.wait_for(lambda: not s.paused)
+        await play(server, app, gid, {s.seat_of(anna.id): anna}, max_moves=3, timeout=20)
+        await command(server, anna, "/stop", topic)
+        await idle(app)
+    assert len([r for r in server.calls(chat=FORUM) if r.status == 400]) == 1
+    assert server.topics_of(server.sent_by_bot(FORUM)) == {topic.id}
+    server.assert_clean()
