@@ -37,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from bot.engine.rules import rules_from_args
@@ -92,6 +92,22 @@ __all__ = [
 ]
 
 
+class GeneralPlaces(Mapping[int, int]):
+    """chat id -> the game at (chat, General): a live view of ``Registry.by_place``."""
+
+    def __init__(self, by_place: dict[Place, int]) -> None:
+        self._by_place = by_place
+
+    def __getitem__(self, chat_id: int) -> int:
+        return self._by_place[Place(chat_id, None)]
+
+    def __iter__(self) -> Iterator[int]:
+        return (p.chat_id for p in list(self._by_place) if p.thread_id is None)
+
+    def __len__(self) -> int:
+        return sum(1 for p in self._by_place if p.thread_id is None)
+
+
 class GameService:
     """Every game of every chat: the rooms (see above) and the few entry points the
     application and the tests use."""
@@ -120,6 +136,7 @@ class GameService:
         # several processes on one database (coord.py); the default owns every game
         self.kit = kit = Kit(storage, outbox, thinker, bot, coord or Coordinator(), config,
                              registry, People(storage, bot), tasks, MessageIds(storage, tasks))
+        self._by_chat = GeneralPlaces(registry.by_place)
         hooks = TableHooks()
         self.table = TableRoom(kit, hooks)
         self.hints = HintsRoom(kit)
@@ -170,10 +187,10 @@ class GameService:
         return self.kit.registry.sessions
 
     @property
-    def by_chat(self) -> dict[int, int]:
-        """The game of each chat's General place (or of a chat without topics)."""
-        return {p.chat_id: gid for p, gid in self.kit.registry.by_place.items()
-                if p.thread_id is None}
+    def by_chat(self) -> Mapping[int, int]:
+        """The game of each chat's General place (or of a chat without topics): a live
+        view of the registry's places."""
+        return self._by_chat
 
     @property
     def pending(self) -> dict[int, Game]:
