@@ -9,6 +9,8 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+import pytest
+
 from bot.tg.view.callbacks import decode
 from tests.bot.helpers import (
     click_data,
@@ -21,7 +23,7 @@ from tests.bot.helpers import (
     txt,
 )
 from tests.fakeapi import FakeMessage, FakeTelegramServer, FakeUser
-from tests.fakeapi.server import GENERAL_TOPIC_ID, FakeTopic
+from tests.fakeapi.server import GENERAL_TOPIC_ID, THREAD_NOT_FOUND, TOPIC_DELETED, FakeTopic
 
 FORUM = -1001234505001
 SENDS = ("sendmessage", "sendphoto", "senddocument")
@@ -273,8 +275,10 @@ async def test_a_pause_survives_a_restart(server: FakeTelegramServer, db: Path) 
     server.assert_clean()
 
 
+@pytest.mark.parametrize("error", [THREAD_NOT_FOUND, TOPIC_DELETED])
 async def test_a_deleted_topic_ends_its_table_as_an_idle_game(
-        server: FakeTelegramServer, db: Path) -> None:
+        server: FakeTelegramServer, db: Path, error: str) -> None:
+    server.deleted_topic_error = error  # (the Bot API server's answer, or Telegram's own)
     anna, boris = server.add_user(8501, "Анна"), server.add_user(8502, "Борис")
     server.add_group(FORUM, "Клуб", members=[boris], admins=[anna], is_forum=True)
     topic = server.create_topic(FORUM, "Тысяча", by=anna)
