@@ -366,3 +366,118 @@ async def test_errors() -> None:
     out.put(-9, "t", r("f"))
     await out.idle()
     assert moved == [(-9, -1009)] and bot.calls[-1] == ("send", -1009, "f")
+
+
+# --------------------------------------------------------------------------- forum topics
+
+
+@dataclass
+class TopicBot(FakeBot):
+    """Records where each new message went; refuses sends into ``closed`` / ``gone``
+    topics as the Bot API does."""
+
+    threads: list[tuple[str, int | None]] = field(default_factory=list)
+    closed: set[int] = field(default_factory=set)
+    gone: set[int] = field(default_factory=set)
+
+    def _where(self, kind: str, kw: dict[str, Any]) -> None:
+        thread = kw.get("message_thread_id")
+        if thread in self.gone or thread == 1:
+            raise BadRequest("Message thread not found")
+        if thread in self.closed:
+            raise BadRequest("Topic_closed")
+        self.threads.append((kind, thread))
+
+    async def send_message(self, chat_id: int, text: str, **kw: Any) -> Msg:
+        self._where(text, kw)
+        return await super().send_message(chat_id, text, **kw)
+
+    async def edit_message_text(self, text: str, chat_id: int, message_id: int,
+                                **kw: Any) -> Msg:
+        assert "message_thread_id" not in kw  # edits need none
+        return await super().edit_message_text(text, chat_id, message_id, **kw)
+
+    async def send_photo(self, chat_id: int, photo: Any, **kw: Any) -> Msg:
+        self._where("photo", kw)
+        return await super().send_photo(chat_id, photo, **kw)
+
+    async def send_document(self, chat_id: int, document: Any, **kw: Any) -> Msg:
+        self._where("document", kw)
+        return await super().send_document(chat_id, document, **kw)
+
+
+async def test_new_messages_go_to_their_topic_and_never_to_thread_1() -> None:
+    bot = TopicBot()
+    out = Outbox(bot)
+    out.put(GROUP, "t1:1", r("table"), thread=7)
+    out.send(GROUP, r("general"))
+    out.send(GROUP, r("reply"), thread=9)
+    out.send_photo(GROUP, "a.png", b"x", thread=9)
+    out.send_document(GROUP, "a.json", b"{}", thread=7)
+    out.send(GROUP, r("one"), thread=1)  # General's id: sent without a thread id
+    await out.idle()
+    out.put(GROUP, "t1:1", r("table 2"))  # an edit: no thread id (TopicBot checks)
+    await out.idle()
+    assert sorted(bot.threads, key=str) == sorted(
+        [("table", 7), ("general", None), ("reply", 9), ("photo", 9), ("document", 7),
+         ("one", None)], key=str)
+    assert bot.calls[-1] == ("edit 101", GROUP, "table 2")
+
+
+async def test_a_closed_topic_waits_and_the_others_go_on() -> None:
+    bot = TopicBot(closed={7})
+    out = Outbox(bot)
+    closed: list[tuple[int, int | None]] = []
+
+    async def on_closed(chat: int, thread: int | None) -> None:
+        closed.append((chat, thread))
+
+    out.on_topic_closed = on_closed
+    out.put(GROUP, "t1:1", r("table A"), thread=7)
+    out.send(GROUP, r("reply A"), thread=7)
+    out.put(GROUP, "t2:1", r("table B"), thread=8)
+    await out.idle()
+    assert closed == [(GROUP, 7)]  # refused once, then nothing is tried for topic 7
+    assert [c[2] for c in bot.calls] == ["table B"]
+    assert out.paused(GROUP, 7) and not out.paused(GROUP, 8)
+    out.put(GROUP, "t1:1", r("table A, later"), thread=7)  # kept, coalesced
+    out.put(GROUP, "t2:1", r("table B, later"), thread=8)
+    await out.idle()
+    assert [c[2] for c in bot.calls] == ["table B", "table B, later"]
+    bot.closed.clear()
+    out.resume(GROUP, 7)
+    await out.idle()
+    assert sorted(c[2] for c in bot.calls[2:]) == ["reply A", "table A, later"]
+    assert closed == [(GROUP, 7)]
+
+
+async def test_a_deleted_topic_drops_its_slots_and_is_reported() -> None:
+    bot = TopicBot(gone={7})
+    out = Outbox(bot)
+    gone: list[tuple[int, int | None]] = []
+
+    async def on_gone(chat: int, thread: int | None) -> None:
+        gone.append((chat, thread))
+
+    out.on_topic_gone = on_gone
+    out.put(GROUP, "t1:1", r("table A"), thread=7)
+    out.send(GROUP, r("reply A"), thread=7)
+    out.send(GROUP, r("reply B"), thread=8)
+    await out.idle()
+    assert gone == [(GROUP, 7)]
+    assert [c[2] for c in bot.calls] == ["reply B"]
+    assert out.message_id(GROUP, "t1:1") is None
+    assert not out.queues[GROUP].dirty
+
+
+def test_topics_share_the_groups_budget() -> None:
+    async def main() -> None:
+        bot = TopicBot()
+        out = Outbox(bot, group_per_minute=20)
+        for i in range(30):
+            out.send(GROUP, r(f"reply {i}"), thread=7 + i % 3)
+        await out.idle(600.0)
+        assert len(bot.calls) == 30
+        assert max_in_window(bot.times) <= 20
+
+    run_virtual(main)

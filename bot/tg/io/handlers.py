@@ -4,6 +4,11 @@ Commands go to ``service.commands`` (but /stats and /top: ``service.ratings``, /
 files: ``service.media``), buttons to ``service.buttons``, the bot's own membership and
 migrations to ``service.membership``, the touch before every update to ``service.restore``.
 
+Forum topics: a message's topic is its ``message_thread_id`` only when ``is_topic_message``
+is true (the id also comes with plain reply chains); General (id 1) is no topic.  A
+command is answered in its topic and acts on that topic's table (``ChatRef.thread_id``);
+``forum_topic_closed`` / ``forum_topic_reopened`` go to the membership room.
+
 Every callback query is answered exactly once, whatever happens (a popup for a refused
 press, a deep link for a person who has not started the bot, nothing for an accepted one).
 """
@@ -13,7 +18,7 @@ from __future__ import annotations
 import logging
 from typing import Any, cast
 
-from telegram import Chat, Update, User
+from telegram import Chat, Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import (
@@ -28,7 +33,16 @@ from telegram.ext import (
 )
 
 from bot.i18n import lang_of, t
-from bot.tg.rooms.service import Answer, ChatKind, ChatRef, GameService, Reply, UserRef, Where
+from bot.tg.rooms.service import (
+    Answer,
+    ChatKind,
+    ChatRef,
+    GameService,
+    Reply,
+    UserRef,
+    Where,
+    topic_of,
+)
 from bot.tg.view.render import popup
 from storage import StorageError
 
@@ -46,7 +60,15 @@ def user_ref(user: User) -> UserRef:
     return UserRef(user.id, user.first_name or "", user.username, user.language_code)
 
 
-def chat_ref(chat: Chat) -> ChatRef:
+def thread_of(msg: object) -> int | None:
+    """The forum topic of a message: its ``message_thread_id`` when it is a topic message
+    (not a reply chain's id, not General's)."""
+    if not isinstance(msg, Message) or not msg.is_topic_message:
+        return None
+    return topic_of(msg.message_thread_id)
+
+
+def chat_ref(chat: Chat, msg: object = None) -> ChatRef:
     kind: ChatKind
     if chat.type == ChatType.PRIVATE:
         kind = "private"
@@ -54,7 +76,8 @@ def chat_ref(chat: Chat) -> ChatRef:
         kind = "supergroup"
     else:
         kind = "group"
-    return ChatRef(chat.id, kind, chat.title or "")
+    return ChatRef(chat.id, kind, chat.title or "",
+                   thread_of(msg) if kind == "supergroup" else None)
 
 
 def _refs(update: Update) -> tuple[ChatRef, UserRef] | None:
@@ -67,11 +90,11 @@ def _refs(update: Update) -> tuple[ChatRef, UserRef] | None:
         if sender.id != chat.id or chat.type == ChatType.PRIVATE:
             return None  # a channel or another chat speaking here: not a person of this chat
         # an anonymous admin writes on behalf of the group (from: @GroupAnonymousBot)
-        return chat_ref(chat), UserRef(user.id, chat.title or "", None,
-                                       user.language_code, anonymous_admin=True)
+        return chat_ref(chat, msg), UserRef(user.id, chat.title or "", None,
+                                            user.language_code, anonymous_admin=True)
     if user.is_bot:
         return None
-    return chat_ref(chat), user_ref(user)
+    return chat_ref(chat, msg), user_ref(user)
 
 
 def _guarded(fn: Any) -> Any:
@@ -85,7 +108,8 @@ def _guarded(fn: Any) -> Any:
             chat, user = update.effective_chat, update.effective_user
             if chat is not None:
                 lang = lang_of(user.language_code if user else None)
-                service_of(context).reply(chat.id, t(lang, "guard.not_saved_cmd"))
+                service_of(context).reply(chat.id, t(lang, "guard.not_saved_cmd"),
+                                          thread=thread_of(update.effective_message))
 
     run.__name__ = fn.__name__
     return run
@@ -98,7 +122,7 @@ async def on_start(update: Update, context: Ctx) -> None:
     chat, user = refs
     service = service_of(context)
     if chat.kind != "private":
-        service.commands.help(chat.id, await service.kit.people.chat_lang(chat, user))
+        service.commands.help(chat, await service.kit.people.chat_lang(chat, user))
         return
     await service.commands.start_cmd(user, context.args[0] if context.args else "")
 
@@ -125,7 +149,7 @@ async def on_help(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
         service = service_of(context)
-        service.commands.help(refs[0].id, await service.kit.people.chat_lang(refs[0], refs[1]))
+        service.commands.help(refs[0], await service.kit.people.chat_lang(refs[0], refs[1]))
 
 
 async def on_leave(update: Update, context: Ctx) -> None:
@@ -220,7 +244,7 @@ async def on_callback(update: Update, context: Ctx) -> None:
     reply = Reply(send)
     msg = query.message  # None for a button of an inline-mode message (inline_message_id)
     where = Where(msg.chat.id if msg is not None and query.inline_message_id is None else None,
-                  msg.message_id if msg is not None else None)
+                  msg.message_id if msg is not None else None, thread_of(msg))
     try:
         answer = await service_of(context).buttons.press(query.data, user, where, reply)
     except StorageError as e:
@@ -241,6 +265,19 @@ async def on_migrate(update: Update, context: Ctx) -> None:
         await service.membership.migrate(msg.chat.id, msg.migrate_to_chat_id)
     elif msg.migrate_from_chat_id:
         await service.membership.migrate(msg.migrate_from_chat_id, msg.chat.id)
+
+
+async def on_topic(update: Update, context: Ctx) -> None:
+    """A forum topic (or General) was closed or opened again: its table pauses or goes on."""
+    msg = update.effective_message
+    if msg is None:
+        return
+    membership = service_of(context).membership
+    thread = thread_of(msg)
+    if msg.forum_topic_closed is not None:
+        await membership.topic_closed(msg.chat.id, thread)
+    elif msg.forum_topic_reopened is not None:
+        await membership.topic_reopened(msg.chat.id, thread)
 
 
 async def on_my_chat_member(update: Update, context: Ctx) -> None:
@@ -307,6 +344,8 @@ def add_handlers(app: AnyApp) -> None:
     app.add_handler(MessageHandler(filters.COMMAND & msgs, _guarded(on_unknown_command)))
     app.add_handler(CallbackQueryHandler(on_callback))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
+    app.add_handler(MessageHandler(filters.StatusUpdate.FORUM_TOPIC_CLOSED
+                                   | filters.StatusUpdate.FORUM_TOPIC_REOPENED, on_topic))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_handler(MessageHandler(filters.ChatType.PRIVATE & msgs & filters.Document.ALL,
                                    _guarded(on_document)))

@@ -47,6 +47,14 @@
   stores the message id at once; another process finds the id and edits that message.
   Renamed slots (a lobby becoming the table, ``/table``) are recorded before the chat's
   next request.  Nothing of this runs for a single process (``shared`` is None).
+* Forum topics (issue 18): a slot belongs to a topic (``thread``; None: General, or a chat
+  without topics) and its new messages pass ``message_thread_id`` (never 1: General is
+  reached without it); edits and deletes need none.  The queue and the budget stay per
+  chat: Telegram counts a group's messages whatever their topic.  A topic that refuses a
+  message (400 TOPIC_CLOSED) is *paused* (``on_topic_closed``): nothing of it is sent or
+  retried, its slots keep their latest content, the other topics go on; ``resume`` (the
+  topic reopened) sends what waits.  A topic that is gone (400 "message thread not found",
+  TOPIC_DELETED, TOPIC_ID_INVALID) drops its slots and is reported (``on_topic_gone``).
 * Errors: a private chat that answers 403 (the user blocked the bot or never started it)
   and a group that migrated to a supergroup are reported through the hooks; a message that
   can no longer be edited is sent anew; Retry-After and network errors are retried.
@@ -197,6 +205,7 @@ class Slot:
     tries: int = 0
     delete: bool = False  # a queued deleteMessage of ``message_id``
     upload: Upload | None = None  # a queued sendPhoto / sendDocument (a one-off message)
+    thread: int | None = None  # the forum topic its new messages go to (None: General)
 
     @property
     def fresh(self) -> bool:
@@ -213,6 +222,7 @@ class ChatQueue:
     kick: asyncio.Event = field(default_factory=asyncio.Event)  # wakes a waiting worker
     budget: GroupBudget | None = None  # groups only
     records: list[tuple[str, int | None]] = field(default_factory=list)  # shared: slot ids
+    paused: set[int | None] = field(default_factory=set)  # topics that refused a message
 
 
 class Shared(Protocol):
@@ -236,6 +246,16 @@ def claimable(key: str) -> bool:
 
 Hook = Callable[[int], Awaitable[None]]
 MigrateHook = Callable[[int, int], Awaitable[None]]
+TopicHook = Callable[[int, "int | None"], Awaitable[None]]
+
+#: What the Bot API answers for a closed topic, and for a topic that is no more.
+TOPIC_CLOSED_ERRORS = ("topic_closed",)
+TOPIC_GONE_ERRORS = ("message thread not found", "topic_deleted", "topic_id_invalid")
+
+
+def thread_kw(thread: int | None) -> dict[str, int]:
+    """``message_thread_id`` for a send into ``thread`` (nothing for General / no topics)."""
+    return {"message_thread_id": thread} if thread is not None and thread > 1 else {}
 
 
 async def _nothing(chat_id: int) -> None:
@@ -243,6 +263,10 @@ async def _nothing(chat_id: int) -> None:
 
 
 async def _nothing2(old: int, new: int) -> None:
+    return None
+
+
+async def _no_topic(chat_id: int, thread: int | None) -> None:
     return None
 
 
@@ -256,6 +280,8 @@ class Outbox:
         self.on_forbidden: Hook = _nothing  # a private chat answered 403
         self.on_kicked: Hook = _nothing  # a group answered 403
         self.on_migrated: MigrateHook = _nothing2
+        self.on_topic_closed: TopicHook = _no_topic  # a topic refused a message (paused)
+        self.on_topic_gone: TopicHook = _no_topic  # a topic was deleted
         self._ids = itertools.count(1)
         self._idle = asyncio.Event()
         self._idle.set()
@@ -274,14 +300,17 @@ class Outbox:
         return q
 
     def put(self, chat_id: int, key: str, content: Rendered, *, final: bool = False,
-            on_sent: SentHook | None = None) -> None:
-        """Show ``content`` in the slot ``key`` of ``chat_id`` (sent or edited soon)."""
+            on_sent: SentHook | None = None, thread: int | None = None) -> None:
+        """Show ``content`` in the slot ``key`` of ``chat_id`` (sent or edited soon; a new
+        message goes to the forum topic ``thread``)."""
         if self.closed:
             return
         q = self._queue(chat_id)
         slot = q.slots.get(key)
         if slot is None:
-            slot = q.slots[key] = Slot(key)
+            slot = q.slots[key] = Slot(key, thread=thread)
+        elif thread is not None:
+            slot.thread = thread
         slot.want = content
         slot.want_digest = content.digest()
         slot.final = final
@@ -294,27 +323,30 @@ class Outbox:
             q.dirty.append(key)
         self._wake(q)
 
-    def send(self, chat_id: int, content: Rendered, on_sent: SentHook | None = None) -> None:
+    def send(self, chat_id: int, content: Rendered, on_sent: SentHook | None = None, *,
+             thread: int | None = None) -> None:
         """A one-off message (a reply, a reminder)."""
-        self.put(chat_id, f"once:{next(self._ids)}", content, final=True, on_sent=on_sent)
+        self.put(chat_id, f"once:{next(self._ids)}", content, final=True, on_sent=on_sent,
+                 thread=thread)
 
-    def send_photo(self, chat_id: int, filename: str, data: bytes, caption: str = "") -> None:
+    def send_photo(self, chat_id: int, filename: str, data: bytes, caption: str = "", *,
+                   thread: int | None = None) -> None:
         """A photo (PNG bytes) as a new message; paced like a reply in a group."""
-        self._upload(chat_id, Upload("photo", filename, data, caption))
+        self._upload(chat_id, Upload("photo", filename, data, caption), thread)
 
     def send_document(self, chat_id: int, filename: str, data: bytes,
-                      caption: str = "") -> None:
+                      caption: str = "", *, thread: int | None = None) -> None:
         """A file as a new message; paced like a reply in a group."""
-        self._upload(chat_id, Upload("document", filename, data, caption))
+        self._upload(chat_id, Upload("document", filename, data, caption), thread)
 
-    def _upload(self, chat_id: int, upload: Upload) -> None:
+    def _upload(self, chat_id: int, upload: Upload, thread: int | None) -> None:
         if self.closed:
             return
         q = self._queue(chat_id)
         key = f"upload:{next(self._ids)}"
         content = Rendered(upload.caption)
         q.slots[key] = Slot(key, want=content, want_digest=f"upload:{key}", final=True,
-                            upload=upload)
+                            upload=upload, thread=thread)
         probe = metrics.current.get()
         if probe is not None and not probe.done:
             q.slots[key].probe = probe
@@ -333,14 +365,14 @@ class Outbox:
         self._wake(q)
 
     def known(self, chat_id: int, key: str, message_id: int, digest: str | None, *,
-              override: bool = False) -> None:
+              override: bool = False, thread: int | None = None) -> None:
         """Register a message sent before (after a restart): edits go to ``message_id``
         (``override``: also when the slot is known here with another message — another
-        process moved it)."""
+        process moved it); sent anew, it goes to the topic ``thread``."""
         q = self._queue(chat_id)
         slot = q.slots.get(key)
         if slot is None:
-            q.slots[key] = Slot(key, message_id=message_id, sent=digest)
+            q.slots[key] = Slot(key, message_id=message_id, sent=digest, thread=thread)
         elif override and slot.message_id != message_id and not slot.delete:
             slot.message_id = message_id
             slot.sent = digest
@@ -373,6 +405,32 @@ class Outbox:
             q.slots.pop(key, None)
             if key in q.dirty:
                 q.dirty.remove(key)
+
+    def pause(self, chat_id: int, thread: int | None) -> None:
+        """Send nothing more to the topic ``thread`` of ``chat_id`` (closed) until
+        ``resume``; what is put meanwhile waits, coalesced."""
+        self._queue(chat_id).paused.add(thread)
+
+    def resume(self, chat_id: int, thread: int | None) -> None:
+        """The topic takes messages again: what waits for it is sent."""
+        q = self.queues.get(chat_id)
+        if q is not None and thread in q.paused:
+            q.paused.discard(thread)
+            if self._has_work(q) and not self.closed:
+                self._wake(q)
+
+    def paused(self, chat_id: int, thread: int | None) -> bool:
+        q = self.queues.get(chat_id)
+        return q is not None and thread in q.paused
+
+    def drop_topic(self, chat_id: int, thread: int | None) -> None:
+        """Forget every slot of the topic ``thread`` (deleted: its messages are gone)."""
+        q = self.queues.get(chat_id)
+        if q is None:
+            return
+        q.paused.discard(thread)
+        for key in [k for k, slot in q.slots.items() if slot.thread == thread]:
+            self.forget(chat_id, key)
 
     def drop_chat(self, chat_id: int) -> None:
         q = self.queues.pop(chat_id, None)
@@ -428,6 +486,14 @@ class Outbox:
         else:
             q.kick.set()  # a worker waiting for the budget looks again (a reply goes first)
 
+    @staticmethod
+    def _has_work(q: ChatQueue) -> bool:
+        """Something of ``q`` is waiting that is not held back by a closed topic."""
+        if not q.paused:
+            return bool(q.dirty)
+        return any((slot := q.slots.get(k)) is None or slot.thread not in q.paused
+                   for k in q.dirty)
+
     def _worker_done(self, task: asyncio.Task[None]) -> None:
         """(Also for a worker cancelled before it ran: its ``finally`` never did.)"""
         self._workers.discard(task)
@@ -474,6 +540,8 @@ class Outbox:
             if slot is None or (slot.want is None and not slot.delete):
                 q.dirty.remove(key)
                 continue
+            if q.paused and slot.thread in q.paused:
+                continue  # its topic is closed: it waits (``resume``)
             if slot.want is not None and slot.message_id is not None \
                     and slot.want_digest == slot.sent:
                 q.dirty.remove(key)
@@ -542,7 +610,7 @@ class Outbox:
                 self._workers.discard(me)
             if q.task is me:
                 q.task = None
-            if q.dirty and self.queues.get(q.chat_id) is q and not self.closed:
+            if self._has_work(q) and self.queues.get(q.chat_id) is q and not self.closed:
                 self._wake(q)
             elif not q.slots and self.queues.get(q.chat_id) is q and q.chat_id > 0:
                 del self.queues[q.chat_id]  # nothing left to show in this private chat
@@ -565,7 +633,7 @@ class Outbox:
         token = metrics.current.set(probe)
         try:
             if slot.upload is not None:
-                await self._send_upload(q.chat_id, slot.upload)
+                await self._send_upload(q.chat_id, slot.upload, slot.thread)
                 slot.message_id = -1  # sent: never retried as an edit
                 slot.sent = digest
             elif slot.message_id is None and not await self._claimed(q, slot):
@@ -574,6 +642,7 @@ class Outbox:
                 msg = await self.bot.send_message(
                     chat_id=q.chat_id, text=content.text, parse_mode=ParseMode.HTML,
                     reply_markup=markup(content.keyboard), link_preview_options=NO_PREVIEW,
+                    **thread_kw(slot.thread),
                 )
                 slot.message_id = int(msg.message_id)
                 slot.sent = digest
@@ -618,6 +687,15 @@ class Outbox:
             if "not modified" in text:
                 slot.sent = digest
                 self._done(q, slot, content)
+            elif any(e in text for e in TOPIC_CLOSED_ERRORS):
+                log.info("chat %s: topic %s is closed; it waits", q.chat_id, slot.thread)
+                q.paused.add(slot.thread)
+                self._again(q, slot)
+                await self.on_topic_closed(q.chat_id, slot.thread)
+            elif slot.thread is not None and any(e in text for e in TOPIC_GONE_ERRORS):
+                log.info("chat %s: topic %s is gone (%s)", q.chat_id, slot.thread, e.message)
+                self.drop_topic(q.chat_id, slot.thread)
+                await self.on_topic_gone(q.chat_id, slot.thread)
             elif slot.message_id is not None and ("not found" in text or "can't be edited" in text):
                 log.info("chat %s: message %s is gone, sending anew", q.chat_id, slot.message_id)
                 slot.message_id = None
@@ -669,13 +747,15 @@ class Outbox:
             log.warning("chat %s: the id of %s not shared yet: %s", q.chat_id, key, e)
             q.records.append((key, message_id))
 
-    async def _send_upload(self, chat_id: int, up: Upload) -> None:
-        caption = {"caption": up.caption, "parse_mode": ParseMode.HTML} if up.caption else {}
+    async def _send_upload(self, chat_id: int, up: Upload, thread: int | None) -> None:
+        kw: dict[str, Any] = {"caption": up.caption, "parse_mode": ParseMode.HTML} \
+            if up.caption else {}
+        kw.update(thread_kw(thread))
         file = InputFile(up.data, filename=up.filename)
         if up.kind == "photo":
-            await self.bot.send_photo(chat_id=chat_id, photo=file, **caption)
+            await self.bot.send_photo(chat_id=chat_id, photo=file, **kw)
         else:
-            await self.bot.send_document(chat_id=chat_id, document=file, **caption)
+            await self.bot.send_document(chat_id=chat_id, document=file, **kw)
 
     def _again(self, q: ChatQueue, slot: Slot) -> None:
         if slot.key not in q.dirty:

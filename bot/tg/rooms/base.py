@@ -1,8 +1,8 @@
 """What every room is built on (none of these is a room; none calls a room):
 
 * ``Config`` — the service's settings (timeouts, pace, the computers' level, clock, seeds);
-* ``Registry`` — the games in memory: sessions by game and by chat, the pending games of
-  the start-up (``restore.py``), one lock per chat;
+* ``Registry`` — the games in memory: sessions by game and by place (a chat, or a topic
+  of a forum), the pending games of the start-up (``restore.py``), one lock per chat;
 * ``People`` — languages of people and chats, admin checks (a small cache);
 * ``Tasks`` — the supervised background tasks and the closing flag;
 * ``MessageIds`` — the game's message ids stored shortly after they change;
@@ -38,6 +38,7 @@ from bot.tg.rooms.session import (
     SWEEP_EVERY,
     Backoff,
     ChatRef,
+    Place,
     Session,
     UserRef,
 )
@@ -74,17 +75,20 @@ class Config:
 
 
 class Registry:
-    """The games in memory, by game and by chat; the pending ones of the start-up; one
-    lock per chat (commands and presses alike)."""
+    """The games in memory, by game and by place (a chat, or a topic of a forum: one table
+    each); the pending ones of the start-up; one lock per chat (commands and presses alike,
+    shared by the tables of a forum's topics: a move is stored in milliseconds, and what
+    concerns the whole group — its language, a migration, the bot removed — needs no
+    second lock)."""
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
         self.sessions: dict[int, Session] = {}
-        self.by_chat: dict[int, int] = {}
+        self.by_place: dict[Place, int] = {}
         # games in progress not rebuilt yet (restore.py: rebuilt when first touched, or by
-        # the background restore): game id -> its row at start-up, chat id -> game id
+        # the background restore): game id -> its row at start-up, place -> game id
         self.pending: dict[int, Game] = {}
-        self.pending_chat: dict[int, int] = {}
+        self.pending_place: dict[Place, int] = {}
         self.chat_locks: dict[int, asyncio.Lock] = {}
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
@@ -100,21 +104,28 @@ class Registry:
         """Is ``s`` still the game in memory under its id?"""
         return self.sessions.get(s.game_id) is s
 
-    def session_of_chat(self, chat_id: int) -> Session | None:
-        gid = self.by_chat.get(chat_id)
+    def session_at(self, place: Place) -> Session | None:
+        gid = self.by_place.get(place)
         return self.sessions.get(gid) if gid is not None else None
+
+    def session_of_chat(self, chat_id: int, thread_id: int | None = None) -> Session | None:
+        return self.session_at(Place(chat_id, thread_id))
+
+    def sessions_of_chat(self, chat_id: int) -> list[Session]:
+        """Every table of a chat (one per topic of a forum)."""
+        return [s for s in self.sessions.values() if s.chat_id == chat_id]
 
     def register(self, s: Session) -> None:
         s.lock = self.chat_lock(s.chat_id)
         if not s.touched:
             s.touched = self.clock()
         self.sessions[s.game_id] = s
-        self.by_chat[s.chat_id] = s.game_id
+        self.by_place[s.place] = s.game_id
 
     def unregister(self, s: Session) -> None:
         self.sessions.pop(s.game_id, None)
-        if self.by_chat.get(s.chat_id) == s.game_id:
-            del self.by_chat[s.chat_id]
+        if self.by_place.get(s.place) == s.game_id:
+            del self.by_place[s.place]
         if s.timer is not None and s.timer is not asyncio.current_task():
             s.timer.cancel()
         if s.driver is not None and s.driver is not asyncio.current_task():
@@ -125,29 +136,40 @@ class Registry:
         if s is not None:
             self.unregister(s)
 
-    def move_chat(self, old: int, new: int) -> Session | None:
-        """A group became a supergroup: its game (if any) is filed under the new id."""
-        gid = self.by_chat.pop(old, None)
-        s = self.sessions.get(gid) if gid is not None else None
-        if s is not None and gid is not None:
-            s.chat_id = new
-            s.kind = "supergroup"
-            self.by_chat[new] = gid
-        return s
+    def move_chat(self, old: int, new: int) -> list[Session]:
+        """A group became a supergroup: its games (one per place) are filed under the new
+        id, each in its topic."""
+        moved = []
+        for place, gid in list(self.by_place.items()):
+            if place.chat_id != old:
+                continue
+            del self.by_place[place]
+            s = self.sessions.get(gid)
+            if s is not None:
+                s.chat_id = new
+                s.kind = "supergroup"
+                self.by_place[s.place] = gid
+                moved.append(s)
+        return moved
 
     def add_pending(self, game: Game) -> None:
         if game.game_id not in self.sessions:
             self.pending[game.game_id] = game
-            self.pending_chat[game.chat_id] = game.game_id
+            self.pending_place[Place(game.chat_id, game.thread_id)] = game.game_id
 
-    def pending_of_chat(self, chat_id: int) -> Game | None:
-        gid = self.pending_chat.get(chat_id)
+    def pending_at(self, place: Place) -> Game | None:
+        gid = self.pending_place.get(place)
         return self.pending.get(gid) if gid is not None else None
+
+    def pending_of_chat(self, chat_id: int) -> list[Game]:
+        """The pending games of every place of a chat."""
+        return [g for g in self.pending.values() if g.chat_id == chat_id]
 
     def forget_pending(self, game_id: int) -> Game | None:
         game = self.pending.pop(game_id, None)
-        if game is not None and self.pending_chat.get(game.chat_id) == game_id:
-            del self.pending_chat[game.chat_id]
+        place = Place(game.chat_id, game.thread_id) if game is not None else None
+        if place is not None and self.pending_place.get(place) == game_id:
+            del self.pending_place[place]
         return game
 
     def busy_chats(self) -> set[int]:
@@ -347,10 +369,12 @@ class Kit:
     tasks: Tasks
     ids: MessageIds
 
-    def reply(self, chat_id: int, text: str, keyboard: R.Keyboard = ()) -> None:
-        """Send ``text`` (split into messages of the allowed length) to ``chat_id``."""
+    def reply(self, chat_id: int, text: str, keyboard: R.Keyboard = (), *,
+              thread: int | None = None) -> None:
+        """Send ``text`` (split into messages of the allowed length) to ``chat_id`` (in the
+        forum topic ``thread``; None: General, or a chat without topics)."""
         for piece in R.split_text(text):
-            self.outbox.send(chat_id, R.Rendered(piece, keyboard))
+            self.outbox.send(chat_id, R.Rendered(piece, keyboard), thread=thread)
 
     def computer_name(self, s: Session) -> str:
         names = t(s.lang, "computer.names").split(",")

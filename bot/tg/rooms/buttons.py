@@ -66,11 +66,15 @@ class ButtonsRoom:
             log.info("press of %s on game %s from chat %s refused: not its place",
                      user.id, c.game_id, where.chat_id)
             return Answer(t(lang, "guard.wrong_place"))
+        if s.paused:  # its forum topic is closed (membership.py)
+            return Answer(t(lang, "popup.paused"))
         if c.verb == cb.HINT:  # read-only, thought in the pool: the table does not wait
             return await self.hints.hint_press(s, c, user)
         async with s.lock:
             if not self.registry.live(s) or not self._in_place(s, c, user, where):
                 return Answer(t(lang, "popup.stale"))
+            if s.paused:
+                return Answer(t(lang, "popup.paused"))
             if s.status == "lobby":
                 saved = LobbyCopy.of(s)
                 try:

@@ -21,6 +21,8 @@ from bot.tg.rooms.session import (
     UserRef,
     hand_key,
     lobby_key,
+    message_link,
+    shown_message,
     table_key,
 )
 from bot.tg.rooms.table import TableRoom
@@ -47,21 +49,27 @@ class CommandsRoom:
         self.restore = restore
         self.membership = membership
 
+    def _reply(self, chat: ChatRef, text: str, keyboard: R.Keyboard = ()) -> None:
+        """A reply where the command was written (its forum topic too)."""
+        self.kit.reply(chat.id, text, keyboard, thread=chat.thread_id)
+
     async def newgame(self, chat: ChatRef, user: UserRef, args: list[str]) -> None:
         await self.people.user(user)
         async with self.registry.chat_lock(chat.id):
             lang = await self.people.chat(chat, user)
             if chat.kind == "private":
                 await self.storage.mark_started(user.id)
-            existing = self.registry.session_of_chat(chat.id) or await self.restore.orphan(chat.id)
+            existing = self.registry.session_at(chat.place) or await self.restore.orphan(chat.place)
             if existing is not None:
-                self.kit.reply(chat.id, t(lang, "newgame.exists"))
+                url = message_link(chat.id, chat.thread_id, shown_message(existing))
+                self._reply(chat, t(lang, "newgame.exists_at", url=esc(url)) if url
+                            else t(lang, "newgame.exists"))
                 return
             base = await self.lobby.default_rules(chat.id)
             try:
                 rules = rules_from_args(base, args)
             except RulesError as e:
-                self.kit.reply(chat.id, t(lang, "newgame.bad_args",
+                self._reply(chat, t(lang, "newgame.bad_args",
                                       reason=R.refusal_text(lang, e)))
                 return
             if chat.kind == "private" and args:  # "/newgame 4 full": at once
@@ -84,60 +92,61 @@ class CommandsRoom:
             return
         self.kit.reply(user.id, t(lang, "start.hello", name=esc(user.name)))
 
-    def help(self, chat_id: int, lang: Lang) -> None:
-        self.kit.reply(chat_id, t(lang, "help"))
+    def help(self, chat: ChatRef, lang: Lang) -> None:
+        self._reply(chat, t(lang, "help"))
 
     async def hint(self, chat: ChatRef, user: UserRef | None, *, command: bool) -> None:
         """An unknown command, or text in the private chat: a short hint with the commands."""
         lang = await self.people.chat_lang(chat, user)
-        self.kit.reply(chat.id, t(lang, "hint.unknown_command" if command else "hint.private_text"))
+        self._reply(chat, t(lang, "hint.unknown_command" if command else "hint.private_text"))
 
     async def lang_cmd(self, chat: ChatRef, user: UserRef, args: list[str]) -> None:
         """``/lang`` tells the chat's language; ``/lang ru|uk|en`` switches it (in a group: the
         table's creator or an admin).  In private it is the person's language everywhere."""
         lang = await self.people.chat_lang(chat, user)
         if not args:
-            self.kit.reply(chat.id, t(lang, "lang.current", name=t(lang, "lang.name")))
+            self._reply(chat, t(lang, "lang.current", name=t(lang, "lang.name")))
             return
         code = args[0].lower().strip()
         if code not in LANGS:
-            self.kit.reply(chat.id, t(lang, "lang.unknown", code=esc(code[:16])))
+            self._reply(chat, t(lang, "lang.unknown", code=esc(code[:16])))
             return
         new: Lang = norm_lang(code)
         async with self.registry.chat_lock(chat.id):
-            s = self.registry.session_of_chat(chat.id)
+            s = self.registry.session_at(chat.place)
+            tables = self.registry.sessions_of_chat(chat.id)  # the language is the group's
             if chat.kind != "private":
                 allowed = user.anonymous_admin or (s is not None and s.creator_id == user.id) \
                     or await self.people.is_admin(chat.id, user.id)
                 if not allowed:
-                    self.kit.reply(chat.id, t(lang, "lang.not_allowed"))
+                    self._reply(chat, t(lang, "lang.not_allowed"))
                     return
             await self.storage.upsert_chat(chat.id, chat.kind, language=lang)
             await self.storage.set_chat_language(chat.id, new)
             if chat.kind == "private":
                 await self.storage.set_user_language(user.id, new)
                 self.people.remember(user.id, new)
-            if s is not None:
-                s.lang = new
-                if s.status == "lobby":
-                    self.lobby.show_lobby(s)
+            for other in tables:
+                other.lang = new
+                if other.status == "lobby":
+                    self.lobby.show_lobby(other)
                 else:
-                    self.table.refresh(s)
+                    self.table.refresh(other)
         if chat.kind == "private":  # the person's hands at group tables follow them
             for other in list(self.registry.sessions.values()):
                 if other.chat_id != chat.id and other.seat_of(user.id) >= 0 \
                         and other.status == "playing":
                     self.table.refresh(other)
-        self.kit.reply(chat.id, t(new, "lang.set"))
+        self._reply(chat, t(new, "lang.set"))
 
     async def table_cmd(self, chat: ChatRef, user: UserRef | None) -> None:
         """``/table``: the table (in private: the hand; a lobby: the lobby) posted anew at
         the bottom of the chat; the old message says where it went and stops changing."""
         lang = await self.people.chat_lang(chat, user)
         async with self.registry.chat_lock(chat.id):
-            s = self.registry.session_of_chat(chat.id)
+            s = self.registry.session_at(chat.place)
             if s is None:
-                self.kit.reply(chat.id, t(lang, "table.none"))
+                self._reply(chat, t(lang, "table.none"))
                 return
             if s.status == "lobby":
                 key = lobby_key(s.game_id)
@@ -151,9 +160,12 @@ class CommandsRoom:
             old = f"{key}:moved"
             self.outbox.rename(chat.id, key, old)
             if self.outbox.message_id(chat.id, old) is not None:
-                self.outbox.put(chat.id, old, R.Rendered(t(lang, "table.moved")), final=True)
+                self.outbox.put(chat.id, old, R.Rendered(t(lang, "table.moved")), final=True,
+                                thread=s.thread_id)
             else:
                 self.outbox.forget(chat.id, old)
+            if s.paused:  # asked in a closed topic: tried once more (a refusal pauses again)
+                self.membership.resume(s)
             if s.status == "lobby":
                 self.lobby.show_lobby(s)
             else:
@@ -161,45 +173,45 @@ class CommandsRoom:
 
     async def score(self, chat: ChatRef, user: UserRef | None) -> None:
         lang = await self.people.chat_lang(chat, user)
-        s = self.registry.session_of_chat(chat.id)
+        s = self.registry.session_at(chat.place)
         if s is not None and s.state is not None:
             rows = [sheet_row(h) for h in s.state.history]
-            self.kit.reply(chat.id, R.render_score(lang, rows, s.labels()),
+            self._reply(chat, R.render_score(lang, rows, s.labels()),
                        R.pictures_keyboard(lang, s.game_id) if rows else ())
             return
-        game = await self.storage.last_game(chat.id)
+        game = await self.storage.last_game(chat.id, thread_id=chat.thread_id)
         if game is None or game.status == "lobby":
-            self.kit.reply(chat.id, t(lang, "score.none"))
+            self._reply(chat, t(lang, "score.none"))
             return
         sheet = await self.storage.score_sheet(game.game_id)
         rows = [json.loads(r.data) for r in sheet]
         labels = tuple(R.SeatLabel(x.name, x.computer) for x in seats_from_json(game.seats))
         title = t(lang, "score.finished" if game.status == "finished" else "score.stopped")
-        self.kit.reply(chat.id, R.render_score(lang, rows, labels, title=title),
+        self._reply(chat, R.render_score(lang, rows, labels, title=title),
                    R.pictures_keyboard(lang, game.game_id) if rows else ())
 
     async def rules_cmd(self, chat: ChatRef, user: UserRef | None, args: list[str]) -> None:
         lang = await self.people.chat_lang(chat, user)
-        s = self.registry.session_of_chat(chat.id)
+        s = self.registry.session_at(chat.place)
         rules = s.rules if s is not None else await self.lobby.default_rules(chat.id)
         if args:
             rid = R.find_rule(" ".join(args))
             if rid is None:
-                self.kit.reply(chat.id, t(lang, "rules.unknown", word=esc(" ".join(args))))
+                self._reply(chat, t(lang, "rules.unknown", word=esc(" ".join(args))))
             else:
-                self.kit.reply(chat.id, R.render_rule(lang, rid, rules))
+                self._reply(chat, R.render_rule(lang, rid, rules))
             return
         for piece in R.render_rules(lang, rules):
-            self.outbox.send(chat.id, R.Rendered(piece))
+            self.outbox.send(chat.id, R.Rendered(piece), thread=chat.thread_id)
 
     async def leave(self, chat: ChatRef, user: UserRef) -> None:
         lang = await self.people.chat_lang(chat, user)
         async with self.registry.chat_lock(chat.id):
             # everything is checked again under the lock: another press may have changed it
-            s = self.registry.session_of_chat(chat.id)
+            s = self.registry.session_at(chat.place)
             seat = s.seat_of(user.id) if s is not None else -1
             if s is None or seat < 0:
-                self.kit.reply(chat.id, t(lang, "leave.not_seated"))
+                self._reply(chat, t(lang, "leave.not_seated"))
                 return
             if s.status == "lobby":
                 saved = LobbyCopy.of(s)
@@ -222,25 +234,25 @@ class CommandsRoom:
             await self.table.set_auto(s, seat, True, "leave")
             self.table.put_hand(s, seat, deal, R.render_left(self.people.lang_for_user(user.id)),
                                 final=True)
-            self.kit.reply(chat.id, t(lang, "leave.done", name=esc(user.name)))
+            self._reply(chat, t(lang, "leave.done", name=esc(user.name)))
             if not humans:
                 await self.table.stop(s)
 
     async def stop(self, chat: ChatRef, user: UserRef) -> None:
         lang = await self.people.chat_lang(chat, user)
         async with self.registry.chat_lock(chat.id):
-            s = self.registry.session_of_chat(chat.id)
+            s = self.registry.session_at(chat.place)
             if s is None:
-                s = await self.restore.orphan(chat.id)
+                s = await self.restore.orphan(chat.place)
             if s is None:
-                self.kit.reply(chat.id, t(lang, "stop.none"))
+                self._reply(chat, t(lang, "stop.none"))
                 return
             if not await self.people.may_manage(s, user):
-                self.kit.reply(chat.id, t(lang, "stop.not_allowed"))
+                self._reply(chat, t(lang, "stop.not_allowed"))
                 return
             if s.status == "lobby":
                 await self.storage.cancel_lobby(s.game_id)
                 self.lobby.close_lobby(s, "lobby.cancelled")
                 return
             await self.table.stop(s)
-        self.kit.reply(chat.id, t(lang, "stop.done"))
+        self._reply(chat, t(lang, "stop.done"))

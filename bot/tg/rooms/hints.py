@@ -153,5 +153,6 @@ class HintsRoom:
         text = analysis_text(lang, got, _names(seats))
         if len(text) <= R.MAX_POPUP:
             return Answer(text, alert=True)
-        self.kit.reply(where.chat_id or user.id, esc(text))
+        self.kit.reply(where.chat_id or user.id, esc(text),
+                       thread=where.thread_id if where.chat_id else None)
         return Answer(t(lang, "analysis.sent"))

@@ -79,7 +79,8 @@ class LobbyRoom:
                 s.ids_urgent = True
                 self.ids.save(s, 0.0)
 
-        self.outbox.put(s.chat_id, lobby_key(s.game_id), content, on_sent=sent)
+        self.outbox.put(s.chat_id, lobby_key(s.game_id), content, on_sent=sent,
+                        thread=s.thread_id)
 
     async def default_rules(self, chat_id: int) -> Rules:
         row = await self.storage.get_chat(chat_id)
@@ -100,11 +101,11 @@ class LobbyRoom:
             try:
                 gid = await self.storage.create_game(
                     chat.id, user.id, rules=rules.model_dump_json(), seed=self.config.seed(),
-                    seats=seats_json(seats), lobby_code=code)
+                    seats=seats_json(seats), lobby_code=code, thread_id=chat.thread_id)
                 break
             except StorageError as e:
                 if isinstance(e, ActiveGameConflict):
-                    self.kit.reply(chat.id, t(lang, "newgame.exists"))
+                    self.kit.reply(chat.id, t(lang, "newgame.exists"), thread=chat.thread_id)
                     return
                 continue
         else:  # pragma: no cover - ten random characters never collide five times
@@ -113,7 +114,7 @@ class LobbyRoom:
         assert game is not None
         s = Session(gid, chat.id, chat.kind, lang, user.id, "lobby", rules, game.seed, seats,
                     lobby_rev=game.lobby_rev, lobby_code=code, level=self.config.computer_level,
-                    title=chat.title)
+                    title=chat.title, thread_id=chat.thread_id)
         if not seats:
             s.note = t(lang, "lobby.creator_not_started", name=esc(user.name))
         s.ids = {"level": s.level, "title": chat.title}
@@ -341,7 +342,7 @@ class LobbyRoom:
         self.registry.unregister(s)
         if text_key is not None:
             self.outbox.put(s.chat_id, lobby_key(s.game_id), R.Rendered(t(s.lang, text_key)),
-                            final=True)
+                            final=True, thread=s.thread_id)
 
     # ================================================================== the end of a game
 
@@ -354,7 +355,7 @@ class LobbyRoom:
         rows = [sheet_row(h) for h in st.history]
         self.kit.reply(s.chat_id, R.render_game_end(s.lang, s.game_id, rows, s.labels(),
                                                     st.winner),
-                       R.end_keyboard(s.lang, s.game_id))
+                       R.end_keyboard(s.lang, s.game_id), thread=s.thread_id)
         return rows
 
     async def end_press(self, c: cb.Callback, user: UserRef, where: Where) -> Answer:
@@ -364,15 +365,15 @@ class LobbyRoom:
         game = await self.storage.get_game(c.game_id)
         if game is None or game.chat_id != where.chat_id:
             return Answer(t(lang, "guard.wrong_place"))
-        chat_id = game.chat_id
+        chat_id, thread = game.chat_id, game.thread_id  # the same place (forum topic)
         async with self.registry.chat_lock(chat_id):
-            if self.registry.session_of_chat(chat_id) is not None \
-                    or await self.storage.active_game(chat_id) is not None:
+            if self.registry.session_of_chat(chat_id, thread) is not None \
+                    or await self.storage.active_game(chat_id, thread_id=thread) is not None:
                 return Answer(t(lang, "end.already"))
             chat = await self.storage.get_chat(chat_id)
             clang = norm_lang(chat.language if chat else None)
             kind: ChatKind = chat.kind if chat else ("private" if chat_id > 0 else "group")
-            ref = ChatRef(chat_id, kind)
+            ref = ChatRef(chat_id, kind, thread_id=thread)
             rules = rules_from_dict(json.loads(game.rules))
             if c.verb == cb.NEW_TABLE:
                 if kind == "private":
@@ -395,12 +396,13 @@ class LobbyRoom:
             gid = await self.storage.create_game(
                 chat_id, user.id, rules=rules.model_dump_json(), seed=seed,
                 seats=seats_json(seats),
-                lobby_code=None if kind == "private" else self.config.code())
+                lobby_code=None if kind == "private" else self.config.code(), thread_id=thread)
             created = await self.storage.get_game(gid)
             assert created is not None
             s = Session(gid, chat_id, kind, clang, user.id, "lobby", rules, seed, seats,
                         lobby_rev=created.lobby_rev, level=level,
-                        title=str(ids.get("title", "")) if isinstance(ids, dict) else "")
+                        title=str(ids.get("title", "")) if isinstance(ids, dict) else "",
+                        thread_id=thread)
             s.ids = {"level": level, "title": s.title}
             self.registry.register(s)
             await self.start(s)

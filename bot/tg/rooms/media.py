@@ -100,17 +100,19 @@ class MediaRoom:
         chat = await self.storage.get_chat(game.chat_id)
         clang = norm_lang(chat.language if chat is not None else lang)
         names = [x.name for x in seats_from_json(game.seats)]
-        self._draw(game.chat_id, game.game_id, clang, names, rows)
+        self._draw(game.chat_id, game.game_id, clang, names, rows, game.thread_id)
         return Answer()
 
     def pictures_after_end(self, s: Session, rows: list[dict[str, Any]]) -> None:
         """The end of a game (``TableHooks.game_over``): its pictures after the final sheet."""
         if self.end_pictures and rows and not self.tasks.closing:
-            self._draw(s.chat_id, s.game_id, s.lang, [x.name for x in s.seats], rows)
+            self._draw(s.chat_id, s.game_id, s.lang, [x.name for x in s.seats], rows,
+                       s.thread_id)
 
     def _draw(self, chat_id: int, game_id: int, lang: Lang, names: list[str],
-              rows: Rows) -> None:
-        """Draw both pictures in a worker thread, then hand them to the outbox."""
+              rows: Rows, thread: int | None = None) -> None:
+        """Draw both pictures in a worker thread, then hand them to the outbox (to the
+        game's forum topic ``thread``)."""
         key = (chat_id, game_id)
         self._drawing.add(key)
 
@@ -126,9 +128,9 @@ class MediaRoom:
                 self._drawn.clear()
             self._drawn[key] = (len(rows), time.monotonic())
             self.outbox.send_photo(chat_id, f"sheet-{game_id}.png", sheet,
-                                   t(lang, "pictures.caption_sheet"))
+                                   t(lang, "pictures.caption_sheet"), thread=thread)
             self.outbox.send_photo(chat_id, f"race-{game_id}.png", race,
-                                   t(lang, "pictures.caption_race"))
+                                   t(lang, "pictures.caption_race"), thread=thread)
 
         self.tasks.spawn_free(run(), f"pictures:{game_id}")
 
@@ -137,16 +139,17 @@ class MediaRoom:
     async def export_cmd(self, chat: ChatRef, user: UserRef | None) -> None:
         """``/export``: the last game of the chat as a record file (not while it is played)."""
         lang = await self.people.chat_lang(chat, user)
-        game = await self.storage.last_game(chat.id)
+        game = await self.storage.last_game(chat.id, thread_id=chat.thread_id)
         if game is None or game.status == "lobby":
-            self.kit.reply(chat.id, t(lang, "export.none"))
+            self.kit.reply(chat.id, t(lang, "export.none"), thread=chat.thread_id)
             return
         if game.status == "playing":
-            self.kit.reply(chat.id, t(lang, "export.playing"))
+            self.kit.reply(chat.id, t(lang, "export.playing"), thread=chat.thread_id)
             return
         text = await self.storage.export_game(game.game_id)
         self.outbox.send_document(chat.id, f"thousand-{game.game_id}.json", text.encode(),
-                                  t(lang, "export.caption", n=game.game_id))
+                                  t(lang, "export.caption", n=game.game_id),
+                                  thread=chat.thread_id)
 
     async def record_file(self, chat: ChatRef, user: UserRef, file_id: str,
                           size: int | None) -> None:

@@ -1,20 +1,35 @@
 """The membership room: people who block or come back to the bot, the bot removed from
-or added to a group, a group that became a supergroup."""
+or added to a group, a group that became a supergroup, and forum topics that close, open
+again or are deleted under a table (issue 18).
+
+A closed topic pauses its table: ``Session.paused`` stops its computer moves and turn
+timers (the table room checks it), presses are refused, and the outbox sends nothing to the
+topic (what changes meanwhile waits there, coalesced).  It is noticed either way: the
+``forum_topic_closed`` service message, or the outbox's 400 TOPIC_CLOSED (``on_topic_closed``).
+``forum_topic_reopened`` (or ``/table`` in the topic: one more try) resumes it: the waiting
+messages go out, the table is shown, the turn's time starts again.  The pause is kept with
+the message ids (``ids["paused"]``), so a restarted bot keeps the table paused until the
+topic is reopened (Telegram delivers that update after the restart too).  A deleted topic
+(the outbox's "message thread not found", ``on_topic_gone``) ends its table as an idle game
+ends (status ``expired``, reason ``topic_deleted``, record and results kept) and tells the
+players in private."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 
-from bot.i18n import t
+from bot.i18n import esc, t
 from bot.tg.rooms.base import Kit
 from bot.tg.rooms.lobby import LobbyRoom
-from bot.tg.rooms.session import ChatRef, UserRef
+from bot.tg.rooms.session import ChatRef, Place, Session, UserRef
 from bot.tg.rooms.table import TableRoom
 from storage import (
     ActiveGameConflict,
     StatusConflict,
     StorageError,
+    VersionConflict,
 )
 
 log = logging.getLogger(__name__)
@@ -36,6 +51,8 @@ class MembershipRoom:
         self.outbox.on_forbidden = self.user_blocked
         self.outbox.on_kicked = self.bot_kicked
         self.outbox.on_migrated = self.migrate
+        self.outbox.on_topic_closed = self.topic_closed
+        self.outbox.on_topic_gone = self.topic_gone
 
     async def user_blocked(self, user_id: int) -> None:
         """The user blocked the bot (a 403, or my_chat_member): a computer plays for them."""
@@ -91,11 +108,10 @@ class MembershipRoom:
         self.kit.reply(chat.id, t(lang, "added.group"))
 
     async def bot_kicked(self, chat_id: int) -> None:
-        """The bot was removed from a group: its lobby there is cancelled and its game
+        """The bot was removed from a group: its lobbies there are cancelled and its games
         stopped (results kept); nothing more is sent to that chat."""
         async with self.registry.chat_lock(chat_id):
-            s = self.registry.session_of_chat(chat_id)
-            if s is not None:
+            for s in self.registry.sessions_of_chat(chat_id):
                 if s.status == "lobby":
                     with contextlib.suppress(StatusConflict):
                         await self.storage.cancel_lobby(s.game_id)
@@ -112,9 +128,10 @@ class MembershipRoom:
             except ActiveGameConflict as e:
                 log.error("chat %s -> %s: both have a game: %s", old, new, e)
                 return
-            s = self.registry.move_chat(old, new)
-            if s is not None:
+            moved = self.registry.move_chat(old, new)
+            if moved:
                 self.outbox.migrate(old, new)
+            for s in moved:
                 if s.status == "lobby":
                     s.ids.pop("lobby", None)
                     self.lobby.show_lobby(s)
@@ -122,3 +139,78 @@ class MembershipRoom:
                     s.ids.pop("t", None)
                     self.table.refresh(s)
                 self.ids.save(s)
+
+    # ------------------------------------------------------------------ forum topics
+
+    async def topic_closed(self, chat_id: int, thread_id: int | None) -> None:
+        """A topic was closed (the service message, or a message it refused): its table
+        pauses."""
+        self.outbox.pause(chat_id, thread_id)
+        s = self.registry.session_at(Place(chat_id, thread_id))
+        if s is not None and not s.paused:
+            log.info("game %s: topic %s of chat %s closed; paused", s.game_id, thread_id,
+                     chat_id)
+            s.paused = True
+            s.ids["paused"] = True
+            self.ids.save(s, 0.0)
+
+    async def topic_reopened(self, chat_id: int, thread_id: int | None) -> None:
+        """A topic was opened again: what waits for it is sent, its table goes on."""
+        self.outbox.resume(chat_id, thread_id)
+        s = self.registry.session_at(Place(chat_id, thread_id))
+        if s is not None:
+            async with s.lock:
+                if self.registry.live(s):
+                    self.resume(s)
+
+    def resume(self, s: Session) -> None:
+        """The table of a paused topic goes on (the caller holds the chat's lock): shown
+        again, its computers and turn timer re-armed (the turn's time starts anew)."""
+        was = s.paused
+        s.paused = False
+        self.outbox.resume(s.chat_id, s.thread_id)
+        if s.ids.pop("paused", None) is not None:
+            self.ids.save(s, 0.0)
+        if s.status == "lobby":
+            self.lobby.show_lobby(s)
+        elif s.status == "playing":
+            self.table.refresh(s)
+            if was:
+                self.table.schedule(s)
+        if was:
+            log.info("game %s: topic %s of chat %s open again; resumed", s.game_id,
+                     s.thread_id, s.chat_id)
+
+    async def topic_gone(self, chat_id: int, thread_id: int | None) -> None:
+        """A topic was deleted (a message to it answered "message thread not found"): its
+        table ends as an idle game ends (records kept); the players are told in private."""
+        self.outbox.drop_topic(chat_id, thread_id)
+        async with self.registry.chat_lock(chat_id):
+            s = self.registry.session_at(Place(chat_id, thread_id))
+            if s is None:
+                return
+            try:
+                if s.status == "lobby":
+                    await self.storage.expire_game(s.game_id, reason="topic_deleted",
+                                                   expected_lobby_rev=s.lobby_rev)
+                    self.lobby.close_lobby(s, None)
+                elif s.status == "playing" and s.state is not None:
+                    await self.storage.expire_game(
+                        s.game_id, reason="topic_deleted", expected_version=s.store_version,
+                        totals=json.dumps(list(s.state.totals)))
+                    s.status = "stopped"
+                    self.table.refresh(s)  # the hands say the game ended
+                    self.registry.unregister(s)
+                else:
+                    return
+            except (StatusConflict, VersionConflict) as e:
+                log.info("game %s: not ended for its deleted topic: %s", s.game_id, e)
+                return
+            self.outbox.drop_topic(chat_id, thread_id)  # (the table's last edit: nowhere)
+            log.info("game %s: topic %s of chat %s deleted; the game ended", s.game_id,
+                     thread_id, chat_id)
+            for who in s.seats:
+                if who.kind == "human":
+                    lang = self.people.lang_for_user(who.user_id)
+                    self.kit.reply(who.user_id, t(lang, "topic.gone_game",
+                                                  title=esc(s.title or "—")))

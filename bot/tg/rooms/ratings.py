@@ -159,11 +159,14 @@ class RatingsRoom:
             log.info("%d finished games counted at start-up", counted)
         return counted
 
+    def _reply(self, chat: ChatRef, text: str) -> None:
+        self.kit.reply(chat.id, text, thread=chat.thread_id)
+
     async def show_stats(self, chat: ChatRef, user: UserRef) -> None:
         """``/stats``: the presser's own record and rating, in any chat."""
         lang = await self.people.chat_lang(chat, user)
         p = await self.storage.player_stats(f"u:{user.id}")
-        self.kit.reply(chat.id, render_stats(lang, user.name, p))
+        self._reply(chat, render_stats(lang, user.name, p))
 
     async def show_top(self, chat: ChatRef, user: UserRef) -> None:
         """``/top``: in a group, its people with a finished game, best rating first; in
@@ -172,7 +175,7 @@ class RatingsRoom:
         if chat.kind != "private":
             top = await self.storage.chat_top(chat.id, limit=TOP_LIMIT)
             if not top:
-                self.kit.reply(chat.id, t(lang, "top.none"))
+                self._reply(chat, t(lang, "top.none"))
                 return
             lines = [t(lang, "top.title")]
             for i, p in enumerate(top, 1):
@@ -180,12 +183,12 @@ class RatingsRoom:
                 lines.append(t(lang, "top.row", n=i, name=esc(clean_name(name) or p.player),
                                rating=_rating(p), games=p.games, wins=p.wins))
             lines.append(t(lang, "top.legend"))
-            self.kit.reply(chat.id, "\n".join(lines))
+            self._reply(chat, "\n".join(lines))
             return
         me = f"u:{user.id}"
         versus = await self.storage.versus_computers(me)
         if not versus:
-            self.kit.reply(chat.id, t(lang, "top.vs_none"))
+            self._reply(chat, t(lang, "top.vs_none"))
             return
         lines = [t(lang, "top.vs_title"),
                  t(lang, "top.vs_mine", rating=_rating(await self.storage.player_stats(me)))]
@@ -195,4 +198,4 @@ class RatingsRoom:
             lines.append(t(lang, "top.vs_row", level=R.level_name(lang, level), rating=_rating(ai),
                            games=v.games, wins=v.wins, percent=_percent(v.wins, v.games),
                            place=_number(lang, v.place_sum / v.games if v.games else 0.0)))
-        self.kit.reply(chat.id, "\n".join(lines))
+        self._reply(chat, "\n".join(lines))

@@ -37,6 +37,7 @@ from bot.tg.rooms.ratings import RatingsRoom
 from bot.tg.rooms.session import (
     Backoff,
     ChatKind,
+    Place,
     Session,
     hand_key,
     lobby_key,
@@ -154,18 +155,20 @@ class RestoreRoom:
                     await self._sync(self.registry.get(game_id), row)
 
     async def touch_chat(self, chat_id: int) -> None:
-        """An update in ``chat_id`` is about to be handled: its pending game is rebuilt now;
-        with several processes, its game is checked against storage."""
-        game = self.registry.pending_of_chat(chat_id)
-        if game is not None:
+        """An update in ``chat_id`` is about to be handled: its pending games (one per
+        forum topic) are rebuilt now; with several processes, its games are checked against
+        storage."""
+        pending = self.registry.pending_of_chat(chat_id)
+        for game in pending:
             await self._restore_pending(game)
-        elif self.coord.shared:
+        if not pending and self.coord.shared:
             async with self.registry.chat_lock(chat_id):
-                row = await self.storage.active_game(chat_id)
-                s = self.registry.session_of_chat(chat_id)
-                if s is not None and (row is None or row.game_id != s.game_id):
-                    await self._sync(s, await self.storage.get_game(s.game_id))
-                if row is not None:
+                rows = await self.storage.active_games(chat_id)
+                ids = {row.game_id for row in rows}
+                for s in self.registry.sessions_of_chat(chat_id):
+                    if s.game_id not in ids:
+                        await self._sync(s, await self.storage.get_game(s.game_id))
+                for row in rows:
                     await self._sync(self.registry.get(row.game_id), row)
 
     async def _sync(self, s: Session | None, game: Game | None) -> None:
@@ -177,7 +180,7 @@ class RestoreRoom:
             return
         self.registry.forget_pending(game.game_id)
         if s is None:
-            other = self.registry.session_of_chat(game.chat_id)
+            other = self.registry.session_of_chat(game.chat_id, game.thread_id)
             if other is not None and other.game_id != game.game_id:
                 self.registry.unregister(other)  # the chat's earlier game ended elsewhere
             await self._restore_or_break(game)
@@ -263,15 +266,16 @@ class RestoreRoom:
             await self.storage.mark_broken(game.game_id, f"{type(e).__name__}: {e}"[:500])
             chat = await self.storage.get_chat(game.chat_id)
             self.kit.reply(game.chat_id, t(norm_lang(chat.language if chat else None),
-                                       "guard.broken", game=game.game_id))
+                                           "guard.broken", game=game.game_id),
+                           thread=game.thread_id)
             return None
         return self.registry.get(game.game_id)
 
-    async def orphan(self, chat_id: int) -> Session | None:
-        """The chat's active game in storage that is not in memory (not rebuilt yet, a
-        failed restore, or another process): restored now (the caller holds the chat's
-        lock), or marked broken so that it frees the chat."""
-        game = await self.storage.active_game(chat_id)
+    async def orphan(self, place: Place) -> Session | None:
+        """The active game in storage at ``place`` (a chat, or a topic of a forum) that is
+        not in memory (not rebuilt yet, a failed restore, or another process): restored now
+        (the caller holds the chat's lock), or marked broken so that it frees the place."""
+        game = await self.storage.active_game(place.chat_id, thread_id=place.thread_id)
         if game is None or game.game_id in self.registry.sessions:
             return self.registry.get(game.game_id) if game is not None else None
         self.registry.forget_pending(game.game_id)
@@ -289,8 +293,11 @@ class RestoreRoom:
                     game.seed, seats_from_json(game.seats), lobby_rev=game.lobby_rev,
                     lobby_code=game.lobby_code,
                     level=str(ids.get("level", self.config.computer_level)),
-                    title=str(ids.get("title", "")))
+                    title=str(ids.get("title", "")), thread_id=game.thread_id)
         s.ids = ids
+        if ids.get("paused"):  # its topic was closed: it waits for the reopening
+            s.paused = True
+            self.outbox.pause(s.chat_id, s.thread_id)
         s.touched = game.updated if game.status == "lobby" else \
             (game.human_moved or game.updated)
         for place in s.seats:
@@ -301,7 +308,7 @@ class RestoreRoom:
         if game.status == "lobby":
             if isinstance(ids.get("lobby"), int):
                 self.outbox.known(s.chat_id, lobby_key(s.game_id), ids["lobby"], None,
-                                  override=self.coord.shared)
+                                  override=self.coord.shared, thread=s.thread_id)
             self.registry.register(s)
             return
         records = await self.storage.actions(game.game_id)
@@ -317,7 +324,7 @@ class RestoreRoom:
         if isinstance(t_ids, list) and len(t_ids) >= 2:
             digest = t_ids[2] if len(t_ids) > 2 else None
             self.outbox.known(s.chat_id, table_key(s.game_id, int(t_ids[0])), int(t_ids[1]),
-                              digest, override=self.coord.shared)
+                              digest, override=self.coord.shared, thread=s.thread_id)
             if int(t_ids[0]) != cur:
                 s.shown_deal = int(t_ids[0])
         for seat_s, h in (ids.get("h") or {}).items():
@@ -335,7 +342,7 @@ class RestoreRoom:
         st = rep.state
         if st.to_act >= 0 and s.seats[st.to_act].played_by_computer:
             self.table.schedule(s)
-        elif not s.solo and st.to_act >= 0:
+        elif not s.solo and st.to_act >= 0 and not s.paused:
             deadline = game.deadline if game.deadline is not None else \
                 self.config.clock() + self.config.turn_timeout
             self.table.arm(s, st.version, deadline)
@@ -409,7 +416,7 @@ class RestoreRoom:
         s.status = "stopped"
         self.table.refresh(s)
         self.registry.unregister(s)
-        self.kit.reply(s.chat_id, t(s.lang, "guard.expired_game"))
+        self.kit.reply(s.chat_id, t(s.lang, "guard.expired_game"), thread=s.thread_id)
 
     def _prune(self) -> None:
         self.people.prune(list(self.registry.sessions.values()))

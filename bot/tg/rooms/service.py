@@ -14,7 +14,8 @@ them" check it):
 | ratings | ``ratings.py`` | counting finished games, /stats, /top | kit |
 | lobby | ``lobby.py`` | lobbies, the start, the final sheet, rematch | table |
 | membership | ``membership.py`` | blocked and returning people, the bot added | table, |
-| | | or removed, migrations | lobby |
+| | | or removed, migrations, forum topics closed, | lobby |
+| | | reopened or deleted | |
 | restore | ``restore.py`` | start-up restore, leases, expiry, shutdown | table, lobby, |
 | | | | ratings |
 | media | ``media.py`` | pictures, /export, record files | membership |
@@ -26,8 +27,9 @@ them" check it):
 Upward needs are narrow callbacks, wired here and nowhere else: ``TableHooks.game_over``
 (the lobby's final sheet, then the media room's pictures, then the ratings room's count)
 and ``TableHooks.reload`` (the restore room's rebuild); ``Tasks.on_died`` (the table's
-``resume``, set by the table); the outbox's ``on_forbidden``/``on_kicked``/``on_migrated``
-(the membership room's, set by it).  ``handlers.py`` routes each update to its room.
+``resume``, set by the table); the outbox's ``on_forbidden``/``on_kicked``/``on_migrated``/
+``on_topic_closed``/``on_topic_gone`` (the membership room's, set by it).  ``handlers.py``
+routes each update to its room.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from bot.engine.rules import rules_from_args
@@ -55,6 +57,7 @@ from bot.tg.rooms.session import (
     Answer,
     ChatKind,
     ChatRef,
+    Place,
     Reply,
     Session,
     UserRef,
@@ -63,6 +66,7 @@ from bot.tg.rooms.session import (
     hand_key,
     lobby_key,
     table_key,
+    topic_of,
 )
 from bot.tg.rooms.table import TableHooks, TableRoom
 from bot.tg.view import render as R
@@ -73,6 +77,7 @@ __all__ = [
     "ChatKind",
     "ChatRef",
     "GameService",
+    "Place",
     "Reply",
     "Session",
     "UserRef",
@@ -83,7 +88,24 @@ __all__ = [
     "lobby_key",
     "rules_from_args",
     "table_key",
+    "topic_of",
 ]
+
+
+class GeneralPlaces(Mapping[int, int]):
+    """chat id -> the game at (chat, General): a live view of ``Registry.by_place``."""
+
+    def __init__(self, by_place: dict[Place, int]) -> None:
+        self._by_place = by_place
+
+    def __getitem__(self, chat_id: int) -> int:
+        return self._by_place[Place(chat_id, None)]
+
+    def __iter__(self) -> Iterator[int]:
+        return (p.chat_id for p in list(self._by_place) if p.thread_id is None)
+
+    def __len__(self) -> int:
+        return sum(1 for p in self._by_place if p.thread_id is None)
 
 
 class GameService:
@@ -114,6 +136,7 @@ class GameService:
         # several processes on one database (coord.py); the default owns every game
         self.kit = kit = Kit(storage, outbox, thinker, bot, coord or Coordinator(), config,
                              registry, People(storage, bot), tasks, MessageIds(storage, tasks))
+        self._by_chat = GeneralPlaces(registry.by_place)
         hooks = TableHooks()
         self.table = TableRoom(kit, hooks)
         self.hints = HintsRoom(kit)
@@ -164,8 +187,10 @@ class GameService:
         return self.kit.registry.sessions
 
     @property
-    def by_chat(self) -> dict[int, int]:
-        return self.kit.registry.by_chat
+    def by_chat(self) -> Mapping[int, int]:
+        """The game of each chat's General place (or of a chat without topics): a live
+        view of the registry's places."""
+        return self._by_chat
 
     @property
     def pending(self) -> dict[int, Game]:
@@ -175,11 +200,12 @@ class GameService:
     def restored(self) -> asyncio.Event:
         return self.restore.restored
 
-    def session_of_chat(self, chat_id: int) -> Session | None:
-        return self.kit.registry.session_of_chat(chat_id)
+    def session_of_chat(self, chat_id: int, thread_id: int | None = None) -> Session | None:
+        return self.kit.registry.session_of_chat(chat_id, thread_id)
 
-    def reply(self, chat_id: int, text: str, keyboard: R.Keyboard = ()) -> None:
-        self.kit.reply(chat_id, text, keyboard)
+    def reply(self, chat_id: int, text: str, keyboard: R.Keyboard = (), *,
+              thread: int | None = None) -> None:
+        self.kit.reply(chat_id, text, keyboard, thread=thread)
 
     # ---- entry points
 

@@ -11,7 +11,7 @@ import logging
 import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from bot.engine.rules import (
     Rules,
@@ -73,20 +73,45 @@ class UserRef:
         return str(self.id)
 
 
+class Place(NamedTuple):
+    """Where a table is: a chat and, in a forum, the topic (Telegram's ``message_thread_id``
+    of a message with ``is_topic_message``); ``thread_id`` None is General, or a chat
+    without topics.  A chat has at most one table per place."""
+
+    chat_id: int
+    thread_id: int | None = None
+
+
+def topic_of(thread_id: int | None) -> int | None:
+    """A thread id fit to be a place's topic: None for General (id 1, reached without a
+    thread id) and for nothing."""
+    return thread_id if thread_id is not None and thread_id > 1 else None
+
+
 @dataclass(frozen=True, slots=True)
 class Where:
     """Where a button was pressed: the chat and message it is on (None for a message sent
-    through inline mode, which carries ``inline_message_id`` and no chat)."""
+    through inline mode, which carries ``inline_message_id`` and no chat), and the forum
+    topic of that message (None: General, or no topics)."""
 
     chat_id: int | None
     message_id: int | None = None
+    thread_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ChatRef:
+    """A chat where something was written, with its forum topic (None: General, or a chat
+    without topics): replies go to that topic, and the table of that place is meant."""
+
     id: int
     kind: ChatKind
     title: str = ""
+    thread_id: int | None = None
+
+    @property
+    def place(self) -> Place:
+        return Place(self.id, self.thread_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +185,12 @@ class Session:
     # ``merge_until`` are shown in the same edit; ``merge_timer`` shows what is there by then
     merge_until: float = 0.0
     merge_timer: asyncio.TimerHandle | None = None
+    thread_id: int | None = None  # the forum topic of the table (None: General, no topics)
+    paused: bool = False  # its topic is closed (or refused a message): nothing runs or is sent
+
+    @property
+    def place(self) -> Place:
+        return Place(self.chat_id, self.thread_id)
 
     @property
     def forced(self) -> bool:
@@ -249,3 +280,25 @@ def lobby_key(game_id: int) -> str:
 def hints_allowed(s: Session) -> bool:
     """Solo games always; a group table when it turned hints on (off by default)."""
     return s.solo or bool(s.ids.get("hints", False))
+
+
+def message_link(chat_id: int, thread_id: int | None, message_id: int | None) -> str | None:
+    """The t.me link of a message in a supergroup (in its forum topic); None where Telegram
+    has no such link (basic groups, private chats, no message yet)."""
+    if message_id is None or message_id <= 0 or chat_id > -1_000_000_000_000:
+        return None
+    internal = -chat_id - 1_000_000_000_000
+    if thread_id is not None:
+        return f"https://t.me/c/{internal}/{thread_id}/{message_id}"
+    return f"https://t.me/c/{internal}/{message_id}"
+
+
+def shown_message(s: Session) -> int | None:
+    """The message of the game's chat that shows it now (the lobby or the table)."""
+    lobby = s.ids.get("lobby")
+    if isinstance(lobby, int):
+        return lobby
+    t_ids = s.ids.get("t")
+    if isinstance(t_ids, list) and len(t_ids) >= 2 and isinstance(t_ids[1], int):
+        return t_ids[1]
+    return None

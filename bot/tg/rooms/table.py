@@ -298,7 +298,7 @@ class TableRoom:
             self.ids.save(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
 
         self.outbox.put(s.chat_id, table_key(s.game_id, deal), content, final=final,
-                        on_sent=sent)
+                        on_sent=sent, thread=s.thread_id)
 
     def put_hand(self, s: Session, seat: int, deal: int, content: R.Rendered,
                   final: bool = False) -> None:
@@ -341,6 +341,8 @@ class TableRoom:
         st = s.state
         if self.tasks.closing or st is None or s.status != "playing" or st.to_act < 0:
             return
+        if s.paused:  # its topic is closed: nothing runs until it opens (membership.py)
+            return
         if not self.coord.owns(s.game_id):  # another process runs it, or nobody yet
             self._want_lease(s)
             return
@@ -374,8 +376,9 @@ class TableRoom:
         """Store a move the computer chose at ``st``; False if it must be tried again later
         (the database did not answer).  Stale states are skipped (True)."""
         async with s.lock:
-            if s.state is not st or s.status != "playing" or not self.coord.owns(s.game_id):
-                return True  # (another process runs this game now: coord.py)
+            if s.state is not st or s.status != "playing" or not self.coord.owns(s.game_id) \
+                    or s.paused:
+                return True  # (another process runs this game now: coord.py; or paused)
             try:
                 await self._commit(s, seat, action, by)
             except (VersionConflict, StatusConflict):
@@ -392,7 +395,7 @@ class TableRoom:
         chosen: tuple[GameState, Action] | None = None
         while not self.tasks.closing:
             st = s.state
-            if st is None or s.status != "playing" or st.to_act < 0:
+            if st is None or s.status != "playing" or st.to_act < 0 or s.paused:
                 return
             if not self.coord.owns(s.game_id):  # the lease went to another process
                 return
@@ -425,7 +428,7 @@ class TableRoom:
         if now < half:
             await asyncio.sleep(half - now)
             st = s.state
-            if st is None or st.version != version or s.status != "playing":
+            if st is None or st.version != version or s.status != "playing" or s.paused:
                 return
             who = s.seats[st.to_act]
             if who.kind == "human" and not who.auto:
@@ -440,7 +443,8 @@ class TableRoom:
         backoff = Backoff(s.game_id, "a move for an absent player")
         while not self.tasks.closing:
             st = s.state
-            if st is None or st.version != version or s.status != "playing" or st.to_act < 0:
+            if st is None or st.version != version or s.status != "playing" or st.to_act < 0 \
+                    or s.paused:  # (the turn's time starts again when the topic reopens)
                 return
             seat = st.to_act
             action = await self.thinker.choose(view(st, seat), self.config.computer_level,
