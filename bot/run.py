@@ -3,7 +3,10 @@ set); ``python -m bot bench bot``: the benchmark."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import socket
 import sys
 from urllib.parse import urlsplit
 
@@ -37,9 +40,29 @@ class _NoStartupTraceback(logging.Filter):
                     "Network Retry Loop (Bootstrap " in record.getMessage())
 
 
+def _secrets(settings: Settings) -> list[str]:
+    """What must never be logged besides the token: the webhook secret, the database's
+    password."""
+    found = [settings.webhook_secret.get_secret_value()]
+    if settings.database_url:
+        with contextlib.suppress(ValueError):
+            found.append(urlsplit(settings.database_url).password or "")
+    return [s for s in found if s]
+
+
+def process_name(settings: Settings) -> str:
+    return settings.instance_name or f"{socket.gethostname()}:{os.getpid()}"
+
+
 def setup_logging(settings: Settings) -> None:
     handler = logging.StreamHandler()
-    handler.setFormatter(_Redacting(settings.token))
+    if settings.log_format == "json":
+        from bot.ops.logs import JsonFormatter
+
+        handler.setFormatter(JsonFormatter(process_name(settings), token=settings.token,
+                                           secrets=_secrets(settings)))
+    else:
+        handler.setFormatter(_Redacting(settings.token))
     handler.addFilter(_NoStartupTraceback())
     root = logging.getLogger()
     root.handlers[:] = [handler]
