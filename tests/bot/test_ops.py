@@ -1,0 +1,159 @@
+"""What an operator sees (issue 22): GET /healthz and GET /metrics with a real HTTP client,
+and LOG_FORMAT=json."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from bot.config import load_settings
+from bot.ops.logs import JsonFormatter
+from bot.run import setup_logging
+from tests.bot.helpers import action_button, idle, play, running, service, start_private
+from tests.bot.procs import free_port
+from tests.fakeapi import FakeTelegramServer
+
+
+def _value(text: str, name: str, **labels: str) -> float:
+    """The sample ``name{labels}`` of a Prometheus text page (0 if absent)."""
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        m = re.fullmatch(r"([a-zA-Z_:][\w:]*)(\{(.*)\})? (\S+)", line)
+        if m is None or m.group(1) != name:
+            continue
+        have = dict(re.findall(r'(\w+)="([^"]*)"', m.group(3) or ""))
+        if all(have.get(k) == v for k, v in labels.items()):
+            return float(m.group(4))
+    return 0.0
+
+
+async def test_healthz_and_metrics(server: FakeTelegramServer, db: Path) -> None:
+    anna = server.add_user(2301, "Анна")
+    port = free_port()
+    async with running(server, db, metrics_port=port) as app, aiohttp.ClientSession() as http:
+        base = f"http://127.0.0.1:{port}"
+        async with http.get(f"{base}/healthz") as r:
+            assert r.status == 200 and await r.text() == "ok\n"
+        await start_private(server, anna)
+        await server.send_text(anna, anna, "/newgame 2")
+        gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
+        presses = await play(server, app, gid, {0: anna}, max_moves=6, timeout=20)
+        assert presses == 6
+        await idle(app)
+        async with http.get(f"{base}/metrics") as r:
+            assert r.status == 200
+            assert r.headers["Content-Type"].startswith("text/plain")
+            page = await r.text()
+        assert _value(page, "thousand_updates_total", kind="command") >= 2
+        assert _value(page, "thousand_updates_total", kind="callback_query") >= presses
+        assert _value(page, "thousand_presses_total", kind="a") >= presses
+        assert _value(page, "thousand_update_seconds_count") >= 2 + presses
+        assert _value(page, "thousand_bot_api_requests_total", method="sendMessage",
+                      outcome="ok") >= 2
+        assert _value(page, "thousand_bot_api_request_seconds_count",
+                      method="answerCallbackQuery") >= presses
+        assert _value(page, "thousand_storage_write_seconds_count", op="append_action") >= 1
+        assert _value(page, "thousand_live_games") == 1
+        assert _value(page, "thousand_sessions") == 1
+        assert _value(page, "thousand_outbox_queue_depth") == 0
+        assert "thousand_lease_takeovers_total" in page
+        assert "thousand_bot_api_429_total" in page or "thousand_bot_api_429" in page
+        assert server.token not in page and server.token.split(":")[1] not in page
+        # the database stops answering: 503
+        storage = service(app).storage
+
+        async def broken(chat_id: int) -> None:
+            raise OSError("disk I/O error")
+
+        real = storage.get_chat
+        storage.get_chat = broken  # type: ignore[method-assign]
+        async with http.get(f"{base}/healthz") as r:
+            assert r.status == 503 and "database" in await r.text()
+        storage.get_chat = real  # type: ignore[method-assign]
+        async with http.get(f"{base}/healthz") as r:
+            assert r.status == 200
+    # stopped with the bot
+    async with aiohttp.ClientSession() as http:
+        with pytest.raises(aiohttp.ClientConnectionError):
+            async with http.get(f"http://127.0.0.1:{port}/healthz"):
+                pass
+
+
+async def test_metrics_off_by_default(server: FakeTelegramServer, db: Path) -> None:
+    async with running(server, db) as app:
+        assert app.ops is None and app.ops_server is None
+
+
+def test_metrics_port_must_differ_from_the_webhook_port() -> None:
+    from bot.config import ConfigError
+
+    with pytest.raises(ConfigError, match="METRICS_PORT must differ from WEBHOOK_PORT"):
+        load_settings(telegram_bot_token="123:" + "a" * 30, webhook_url="https://x.org/t",
+                      webhook_secret="s3cret", webhook_port=8443, metrics_port=8443)
+
+
+async def test_json_logs(server: FakeTelegramServer, db: Path) -> None:
+    anna = server.add_user(2302, "Анна")
+    out = io.StringIO()
+    secret_db = "postgresql://bot:hunter2pass@db.example/thousand"
+    settings = load_settings(telegram_bot_token=server.token, log_format="json",
+                             instance_name="bot-a", database_url=secret_db,
+                             telegram_api_url=server.base_url)
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        setup_logging(settings)
+        handler = root.handlers[0]
+        assert isinstance(handler.formatter, JsonFormatter)
+        handler.setStream(out)  # type: ignore[attr-defined]
+        async with running(server, db, log_format="json") as app:
+            await start_private(server, anna)
+            await server.send_text(anna, anna, "/newgame 2")
+            gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
+            def annas_turn() -> bool:
+                x = service(app).sessions[gid].state
+                return x is not None and x.to_act == 0
+
+            await server.wait_for(annas_turn, 20, what="Anna's turn")
+            st = service(app).sessions[gid].state
+            assert st is not None and st.to_act == 0
+            msg, button = await server.wait_for(
+                lambda: action_button(server, anna, gid, st.version), 10, what="a button")
+            assert button.callback_data is not None
+            server.fail_next("answerCallbackQuery")  # logged while the press is handled
+            server.fail_next("send")  # logged by the chat's outbox worker
+            server.fail_next("edit")
+            assert await server.press(anna, anna, msg.message_id, button.callback_data,
+                                      timeout=3) is None
+            await play(server, app, gid, {0: anna}, max_moves=2, timeout=20)
+            await idle(app)
+            log = logging.getLogger("test")
+            log.warning("the token %s and the password %s", server.token, "hunter2pass")
+            try:
+                raise RuntimeError(f"boom {server.token}")
+            except RuntimeError:
+                log.exception("a failure")
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)
+    text = out.getvalue()
+    assert server.token not in text and "hunter2pass" not in text
+    entries = [json.loads(line) for line in text.splitlines()]
+    assert entries and all(e["process"] == "bot-a" for e in entries)
+    assert all({"time", "level", "logger", "message"} <= e.keys() for e in entries)
+    press = [e for e in entries if "callback query not answered" in e["message"]]
+    assert press and press[0]["chat_id"] == anna.id and press[0]["game_id"] == gid
+    assert isinstance(press[0]["update_id"], int)
+    worker = [e for e in entries if e["logger"] == "bot.tg.io.outbox"
+              and "network error" in e["message"]]
+    assert worker and worker[0]["chat_id"] == anna.id
+    mine = [e for e in entries if e["logger"] == "test"]
+    assert mine[0]["message"] == "the token <token> and the password <secret>"
+    assert "Traceback" in mine[1]["exc"] and "boom <token>" in mine[1]["exc"]
