@@ -1,4 +1,5 @@
-"""``python -m bot``: run the bot; sub-commands replay, play, bench, arena and migrate-db."""
+"""``python -m bot``: run the bot; sub-commands replay, play, bench, arena, migrate-db and
+backup."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ USAGE = """usage: python -m bot [COMMAND]
   arena --a L --b L [...]      computer players against each other on duplicate deals
   migrate-db --from SQLITE_PATH --to postgresql://...
                                copy the SQLite database into an empty PostgreSQL one
+  backup FILE [--from SQLITE_PATH]
+                               a checked copy of the (running) bot's SQLite database
 """
 
 
@@ -55,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         from bot.cli.migrate_db import migrate_db_main
 
         return migrate_db_main(rest)
+    if cmd == "backup":
+        from bot.cli.backup import backup_main
+
+        return backup_main(rest)
     if cmd == "arena":
         from bot.ai.arena import main as arena_main
 
