@@ -31,6 +31,8 @@ USAGE = """usage: python -m bot [COMMAND]
                                copy the SQLite database into an empty PostgreSQL one
   backup FILE [--from SQLITE_PATH]
                                a checked copy of the (running) bot's SQLite database
+  health                       exit 0 if the running bot's GET /healthz answers 200
+                               (METRICS_PORT; the Docker HEALTHCHECK)
 """
 
 
@@ -58,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         from bot.cli.migrate_db import migrate_db_main
 
         return migrate_db_main(rest)
+    if cmd == "health":
+        from bot.cli.health import health_main
+
+        return health_main(rest)
     if cmd == "backup":
         from bot.cli.backup import backup_main
 

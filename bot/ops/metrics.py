@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessCollector
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from telegram import Update
@@ -157,6 +157,7 @@ class BotMetrics:
         self.storage_errors = Counter("thousand_storage_errors",
                                       "Stored writes that failed.", ["op"], registry=r)
         r.register(_Live(self.sources))
+        ProcessCollector(registry=r)  # process_cpu_seconds_total, memory, open files
         self._cache: dict[tuple[str, ...], Any] = {}
 
     def _child(self, metric: Any, *labels: str) -> Any:

@@ -3,15 +3,18 @@ and LOG_FORMAT=json."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
+import os
 import re
 from pathlib import Path
 
 import aiohttp
 import pytest
 
+from bot.cli.health import health_main
 from bot.config import load_settings
 from bot.ops.logs import JsonFormatter
 from bot.run import setup_logging
@@ -32,6 +35,18 @@ def _value(text: str, name: str, **labels: str) -> float:
         if all(have.get(k) == v for k, v in labels.items()):
             return float(m.group(4))
     return 0.0
+
+
+def _health(env: dict[str, str]) -> int:
+    saved = {k: os.environ.pop(k, None) for k in ("METRICS_PORT", "METRICS_LISTEN")}
+    try:
+        os.environ.update(env)
+        return health_main(["2"])
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k, None)
+            if v is not None:
+                os.environ[k] = v
 
 
 async def test_healthz_and_metrics(server: FakeTelegramServer, db: Path) -> None:
@@ -79,6 +94,12 @@ async def test_healthz_and_metrics(server: FakeTelegramServer, db: Path) -> None
         storage.get_chat = real  # type: ignore[method-assign]
         async with http.get(f"{base}/healthz") as r:
             assert r.status == 200
+        # python -m bot health (the Docker HEALTHCHECK) asks the same endpoint
+        env = {"METRICS_PORT": str(port), "METRICS_LISTEN": "0.0.0.0"}
+        code = await asyncio.to_thread(_health, env)
+        assert code == 0
+        assert await asyncio.to_thread(_health, {"METRICS_PORT": str(free_port())}) == 1
+        assert await asyncio.to_thread(_health, {}) == 1
     # stopped with the bot
     async with aiohttp.ClientSession() as http:
         with pytest.raises(aiohttp.ClientConnectionError):
