@@ -258,10 +258,34 @@ def _project_app(args: argparse.Namespace) -> AppFactory:
             database_path=str(tmp / "bench.sqlite3"), database_url=args.database_url,
             computer_move_delay=args.computer_delay,
             computer_level=args.level, messages_per_second=args.messages_per_second,
-            http_client=args.http, log_level="WARNING")
+            http_client=args.http, log_level="WARNING",
+            metrics_port=_free_port() if args.metrics else 0)
         return build_application(settings, metrics=metrics, rng=random.Random(args.seed))
 
     return make
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _scrape(port: int, every: float, seen: dict[str, int]) -> None:
+    """Prometheus's part (``--metrics``): GET /metrics and /healthz every ``every`` s, from
+    this process (so the client's own CPU counts against the bot: a pessimistic figure)."""
+    import aiohttp
+
+    async with aiohttp.ClientSession() as http:
+        while True:
+            await asyncio.sleep(every)
+            async with http.get(f"http://127.0.0.1:{port}/metrics") as r:
+                seen["bytes"] = len(await r.read())
+            async with http.get(f"http://127.0.0.1:{port}/healthz") as r:
+                seen["healthy" if r.status == 200 else "unhealthy"] += 1
+            seen["scrapes"] += 1
 
 
 def _floor_app(token: str, base_url: str, metrics: M.Metrics, tmp: Path) -> Any:
@@ -294,10 +318,21 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
         cpu0, main0 = time.process_time(), time.thread_time()
         if profiler is not None:
             profiler.enable()
+        server = getattr(app, "ops_server", None)
+        seen: Counter[str] = Counter()
+        scraper = None if server is None else asyncio.create_task(
+            _scrape(server.bound_port, args.scrape_every, seen))
         parent.send("go")
         try:
             result = await loop.run_in_executor(None, parent.recv)
         finally:
+            if scraper is not None:
+                scraper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await scraper
+                print(f"  metrics on: {seen['scrapes']} scrapes of /metrics "
+                      f"({seen['bytes']} bytes the last) and /healthz ({seen['healthy']} "
+                      f"healthy, {seen['unhealthy']} not), one every {args.scrape_every:g} s")
             if profiler is not None:
                 profiler.disable()
             elapsed = time.perf_counter() - started
@@ -425,6 +460,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--http", default="aiohttp", choices=["aiohttp", "httpx"],
                    help="the bot's HTTP client (HTTP_CLIENT); the floor always uses "
                         "python-telegram-bot's default (httpx)")
+    p.add_argument("--metrics", action="store_true",
+                   help="the bot with METRICS_PORT on, /metrics and /healthz scraped")
+    p.add_argument("--scrape-every", type=float, default=1.0, metavar="SECONDS",
+                   help="with --metrics: seconds between two scrapes (Prometheus: 15)")
     p.add_argument("--no-floor", dest="floor", action="store_false",
                    help="skip the floor (a bare python-telegram-bot bot driven the same way)")
     p.add_argument("--profile", metavar="FILE",

@@ -19,7 +19,7 @@ USAGE = """usage: python -m bot [COMMAND]
   bench engine [...]           engine speed: random deals and legal-move steps per second
   bench bot [--games N]        the bot's overhead against the fake Bot API server, and a
                                bare PTB bot's (the floor) [--profile FILE] [--no-floor]
-                               [--http aiohttp|httpx] [--database-url URL]
+                               [--http aiohttp|httpx] [--database-url URL] [--metrics]
   bench hints [--games N]      time of a hint and of a deal's analysis (median, p95)
   bench texts                  the catalogs' start-up cost and the cost of one message
   bench pictures [--deals N]   milliseconds to draw the score-sheet and race pictures
