@@ -178,3 +178,35 @@ async def test_json_logs(server: FakeTelegramServer, db: Path) -> None:
     mine = [e for e in entries if e["logger"] == "test"]
     assert mine[0]["message"] == "the token <token> and the password <secret>"
     assert "Traceback" in mine[1]["exc"] and "boom <token>" in mine[1]["exc"]
+
+
+def test_request_outcomes_429s_and_retry_afters() -> None:
+    from prometheus_client import generate_latest
+    from telegram.error import NetworkError, TimedOut
+
+    from bot.ops.metrics import BotMetrics, method_of, press_kind
+
+    m = BotMetrics()
+    m.request("sendMessage", 0.01, status=200)
+    m.request("sendMessage", 0.02, status=429,
+              body=b'{"ok":false,"error_code":429,"parameters":{"retry_after":7}}')
+    m.request("editMessageText", 0.03, status=502, body=b"<html>502</html>")
+    m.request("editMessageText", 5.0, error=TimedOut())
+    m.request("answerCallbackQuery", 0.1, error=NetworkError("reset"))
+    page = generate_latest(m.registry).decode()
+    assert _value(page, "thousand_bot_api_requests_total", method="sendMessage",
+                  outcome="ok") == 1
+    assert _value(page, "thousand_bot_api_requests_total", method="sendMessage",
+                  outcome="retry_after") == 1
+    assert _value(page, "thousand_bot_api_429_total", method="sendMessage") == 1
+    assert _value(page, "thousand_bot_api_retry_after_seconds_total") == 7
+    assert _value(page, "thousand_bot_api_requests_total", method="editMessageText",
+                  outcome="server_error") == 1
+    assert _value(page, "thousand_bot_api_requests_total", method="editMessageText",
+                  outcome="timeout") == 1
+    assert _value(page, "thousand_bot_api_requests_total", method="answerCallbackQuery",
+                  outcome="network_error") == 1
+    assert _value(page, "thousand_bot_api_request_seconds_count", method="sendMessage") == 2
+    assert method_of("https://api.telegram.org/bot123:SECRET/sendMessage") == "sendMessage"
+    assert press_kind("g12:3:a:h5") == "a" and press_kind("garbage:with:" + "x" * 50) == "other"
+    assert press_kind(None) == "none"
