@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from telegram.error import InvalidToken, TelegramError
 
 from bot.config import ConfigError, Settings, load_settings
+from bot.ops.server import ListenError
 from storage import StorageError
 
 log = logging.getLogger("bot.run")
@@ -118,6 +119,9 @@ def main() -> int:
                 allowed_updates=UPDATE_TYPES, drop_pending_updates=False)
         else:
             app.run_polling(allowed_updates=UPDATE_TYPES, drop_pending_updates=False)
+    except ListenError as e:
+        print(f"thousand-bot: {e}", file=sys.stderr)
+        return 1
     except InvalidToken:
         print("thousand-bot: Telegram refused TELEGRAM_BOT_TOKEN (invalid token)",
               file=sys.stderr)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -19,9 +20,13 @@ from bot.ops.metrics import BotMetrics
 
 log = logging.getLogger(__name__)
 
-HEALTH_TIMEOUT = 2.0
+HEALTH_TIMEOUT = 3.0  # a loaded bot (seconds of queued writes) is slow, not dead
 
 Check = Callable[[], Awaitable[None]]  # raises when the database does not answer
+
+
+class ListenError(Exception):
+    """The health and metrics server could not bind its address (one line)."""
 
 
 class OpsServer:
@@ -55,6 +60,10 @@ class OpsServer:
         site = web.TCPSite(runner, self.host, self.port)
         try:
             await site.start()
+        except OSError as e:
+            await runner.cleanup()
+            raise ListenError(f"cannot listen on {self.host}:{self.port} (METRICS_LISTEN, "
+                              f"METRICS_PORT): {os.strerror(e.errno) if e.errno else e}") from None
         except BaseException:
             await runner.cleanup()
             raise

@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import re
+import socket
 from pathlib import Path
 
 import aiohttp
@@ -19,7 +20,7 @@ from bot.config import load_settings
 from bot.ops.logs import JsonFormatter
 from bot.run import setup_logging
 from tests.bot.helpers import action_button, idle, play, running, service, start_private
-from tests.bot.procs import free_port
+from tests.bot.procs import BotExited, BotProcess, bots, free_port
 from tests.fakeapi import FakeTelegramServer
 
 
@@ -210,3 +211,33 @@ def test_request_outcomes_429s_and_retry_afters() -> None:
     assert method_of("https://api.telegram.org/bot123:SECRET/sendMessage") == "sendMessage"
     assert press_kind("g12:3:a:h5") == "a" and press_kind("garbage:with:" + "x" * 50) == "other"
     assert press_kind(None) == "none"
+
+
+async def test_python_m_bot_serves_health_in_polling_mode(server: FakeTelegramServer,
+                                                          tmp_path: Path) -> None:
+    """A real ``python -m bot`` process (long polling) with METRICS_PORT: /healthz answers,
+    /metrics counts; a busy METRICS_PORT stops start-up with one line."""
+    port = free_port()
+    bot = BotProcess.polling(server, tmp_path / "a", "metrics", {
+        "database_path": tmp_path / "a.sqlite3", "metrics_port": port})
+    async with bots(bot), aiohttp.ClientSession() as http:
+        await bot.start()
+        async with http.get(f"http://127.0.0.1:{port}/healthz") as r:
+            assert r.status == 200
+        async with http.get(f"http://127.0.0.1:{port}/metrics") as r:
+            assert "thousand_bot_api_requests_total" in await r.text()
+    assert f"health and metrics on http://127.0.0.1:{port}/healthz" in bot.log()
+    assert server.token not in bot.log()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = int(taken.getsockname()[1])
+        other = BotProcess.polling(server, tmp_path / "b", "busy", {
+            "database_path": tmp_path / "b.sqlite3", "metrics_port": busy})
+        with pytest.raises(BotExited):
+            await other.start()
+    assert other.proc is not None and other.proc.returncode == 1
+    said = [ln for ln in other.log().splitlines() if ln.startswith("thousand-bot:")]
+    assert said == [f"thousand-bot: cannot listen on 127.0.0.1:{busy} "
+                    f"(METRICS_LISTEN, METRICS_PORT): Address already in use"]
+    assert "Traceback" not in other.log()

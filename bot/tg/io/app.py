@@ -44,7 +44,6 @@ if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
     sys.modules["sniffio"] = None  # type: ignore[assignment]
 
 
-
 class _NoPageTraceback(logging.Filter):
     """PTB logs an answer that is not JSON (a proxy's 502 page while Telegram has a bad
     minute) with a traceback before raising NetworkError, which the outbox retries: the
