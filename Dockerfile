@@ -28,8 +28,14 @@ RUN pip install --no-deps . \
 
 USER thousand
 WORKDIR /home/thousand
-ENV DATABASE_PATH=/data/thousand.sqlite3
+ENV DATABASE_PATH=/data/thousand.sqlite3 \
+    METRICS_PORT=9090
 VOLUME ["/data"]
+
+# GET /healthz on METRICS_PORT (127.0.0.1 unless METRICS_LISTEN says otherwise; publish
+# it with METRICS_LISTEN=0.0.0.0 for Prometheus): alive and the database answers.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["python", "-m", "bot", "health", "4"]
 
 # SIGTERM stops polling, finishes the moves in flight and closes the database cleanly;
 # a killed container loses nothing either (every accepted move is committed first).

@@ -258,10 +258,86 @@ def _project_app(args: argparse.Namespace) -> AppFactory:
             database_path=str(tmp / "bench.sqlite3"), database_url=args.database_url,
             computer_move_delay=args.computer_delay,
             computer_level=args.level, messages_per_second=args.messages_per_second,
-            http_client=args.http, log_level="WARNING")
+            http_client=args.http, log_level="WARNING",
+            metrics_port=_free_port() if args.metrics else 0)
         return build_application(settings, metrics=metrics, rng=random.Random(args.seed))
 
     return make
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _scrape(port: int, every: float, seen: dict[str, int]) -> None:
+    """Prometheus's part (``--metrics``): GET /metrics and /healthz every ``every`` s, from
+    this process (so the client's own CPU counts against the bot: a pessimistic figure)."""
+    import aiohttp
+
+    async with aiohttp.ClientSession() as http:
+        while True:
+            await asyncio.sleep(every)
+            async with http.get(f"http://127.0.0.1:{port}/metrics") as r:
+                seen["bytes"] = len(await r.read())
+            async with http.get(f"http://127.0.0.1:{port}/healthz") as r:
+                seen["healthy" if r.status == 200 else "unhealthy"] += 1
+            seen["scrapes"] += 1
+
+
+def _metrics_cost(per_update_ms: float, updates_per_s: float, requests_per_update: float,
+                  every: float) -> str:
+    """``--metrics``: the metrics' own CPU, measured apart from the run's noise (a loop of
+    the counting a handled update does, and the rendering of a scrape)."""
+    from prometheus_client import generate_latest
+    from telegram import CallbackQuery, Update, User
+
+    from bot.ops.metrics import BotMetrics
+
+    m = BotMetrics()
+    update = Update(1, callback_query=CallbackQuery("q", User(1, "a", False), "i",
+                                                    data="g12:3:a:h5"))
+
+    async def write() -> None:
+        return None
+
+    timed = m.timed("append_action", write)
+    n = 50000
+    t = time.process_time()
+    for _ in range(n):
+        m.update(update, 0.001)
+        m.request("editMessageText", 0.01, status=200)
+    both = (time.process_time() - t) / n
+
+    async def writes() -> float:
+        t = time.process_time()
+        for _ in range(n):
+            await timed()
+        timed_cost = time.process_time() - t
+        t = time.process_time()
+        for _ in range(n):
+            await write()
+        return (timed_cost - (time.process_time() - t)) / n
+
+    store = asyncio.run(writes())
+    t = time.process_time()
+    for _ in range(n):
+        m.request("editMessageText", 0.01, status=200)
+    request = (time.process_time() - t) / n
+    per_update = both + (requests_per_update - 1) * request + store
+    t = time.process_time()
+    for _ in range(500):
+        generate_latest(m.registry)
+    scrape = (time.process_time() - t) / 500
+    share = per_update * 1000 / per_update_ms
+    scraping = scrape / max(every, 1e-9) / max(updates_per_s, 1e-9) * 1000 / per_update_ms
+    return (f"  the metrics' own CPU, measured apart: {per_update * 1e6:.1f} µs per update "
+            f"(the update, {requests_per_update:.2f} requests, a stored move) = {share:.2%} of "
+            f"{per_update_ms:.2f} ms; a scrape {scrape * 1000:.2f} ms, every {every:g} s "
+            f"at {updates_per_s:.0f} updates/s = {scraping:.2%} per update")
 
 
 def _floor_app(token: str, base_url: str, metrics: M.Metrics, tmp: Path) -> Any:
@@ -294,10 +370,21 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
         cpu0, main0 = time.process_time(), time.thread_time()
         if profiler is not None:
             profiler.enable()
+        server = getattr(app, "ops_server", None)
+        seen: Counter[str] = Counter()
+        scraper = None if server is None else asyncio.create_task(
+            _scrape(server.bound_port, args.scrape_every, seen))
         parent.send("go")
         try:
             result = await loop.run_in_executor(None, parent.recv)
         finally:
+            if scraper is not None:
+                scraper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await scraper
+                print(f"  metrics on: {seen['scrapes']} scrapes of /metrics "
+                      f"({seen['bytes']} bytes the last) and /healthz ({seen['healthy']} "
+                      f"healthy, {seen['unhealthy']} not), one every {args.scrape_every:g} s")
             if profiler is not None:
                 profiler.disable()
             elapsed = time.perf_counter() - started
@@ -381,6 +468,11 @@ async def _run(args: argparse.Namespace) -> int:
           + (" [under cProfile: CPU figures include its overhead]" if profiler else ""))
     _print_phase(bot)
     print(f"  peak memory of the bot process: {peak_mb:.0f} MB")
+    if args.metrics:
+        requests = sum(bot.bot_requests().values()) / bot.updates
+        print(await asyncio.to_thread(_metrics_cost, bot.cpu_per_update * 1000,
+                                      bot.metrics.updates / bot.elapsed, requests,
+                                      args.scrape_every))
     if floor is not None:
         print(f"CPU per update: bot {bot.cpu_per_update * 1000:.2f} ms, floor "
               f"{floor.cpu_per_update * 1000:.2f} ms = "
@@ -425,6 +517,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--http", default="aiohttp", choices=["aiohttp", "httpx"],
                    help="the bot's HTTP client (HTTP_CLIENT); the floor always uses "
                         "python-telegram-bot's default (httpx)")
+    p.add_argument("--metrics", action="store_true",
+                   help="the bot with METRICS_PORT on, /metrics and /healthz scraped")
+    p.add_argument("--scrape-every", type=float, default=1.0, metavar="SECONDS",
+                   help="with --metrics: seconds between two scrapes (Prometheus: 15)")
     p.add_argument("--no-floor", dest="floor", action="store_false",
                    help="skip the floor (a bare python-telegram-bot bot driven the same way)")
     p.add_argument("--profile", metavar="FILE",

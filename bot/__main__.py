@@ -1,4 +1,5 @@
-"""``python -m bot``: run the bot; sub-commands replay, play, bench, arena and migrate-db."""
+"""``python -m bot``: run the bot; sub-commands replay, play, bench, arena, migrate-db and
+backup."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ USAGE = """usage: python -m bot [COMMAND]
   bench engine [...]           engine speed: random deals and legal-move steps per second
   bench bot [--games N]        the bot's overhead against the fake Bot API server, and a
                                bare PTB bot's (the floor) [--profile FILE] [--no-floor]
-                               [--http aiohttp|httpx] [--database-url URL]
+                               [--http aiohttp|httpx] [--database-url URL] [--metrics]
   bench hints [--games N]      time of a hint and of a deal's analysis (median, p95)
   bench solver                 nodes and CPU time of the open-card solver on fixed positions
   bench texts                  the catalogs' start-up cost and the cost of one message
@@ -31,6 +32,10 @@ USAGE = """usage: python -m bot [COMMAND]
                                [--sprt MU0,MU1] [--every N] [--games N]
   migrate-db --from SQLITE_PATH --to postgresql://...
                                copy the SQLite database into an empty PostgreSQL one
+  backup FILE [--from SQLITE_PATH]
+                               a checked copy of the (running) bot's SQLite database
+  health                       exit 0 if the running bot's GET /healthz answers 200
+                               (METRICS_PORT; the Docker HEALTHCHECK)
 """
 
 
@@ -58,6 +63,14 @@ def main(argv: list[str] | None = None) -> int:
         from bot.cli.migrate_db import migrate_db_main
 
         return migrate_db_main(rest)
+    if cmd == "health":
+        from bot.cli.health import health_main
+
+        return health_main(rest)
+    if cmd == "backup":
+        from bot.cli.backup import backup_main
+
+        return backup_main(rest)
     if cmd == "arena":
         from bot.ai.arena import main as arena_main
 

@@ -87,6 +87,31 @@ class Settings(BaseSettings):
         description="This process's name in leases and logs (default: host name and process id).",
     )
 
+    request_timeout: float = Field(
+        5.0, gt=0, le=600,
+        description="Seconds to wait for the Bot API's answer to a request (a timed-out edit "
+                    "or callback answer is retried or dropped: doing it twice is harmless).",
+    )
+    send_timeout: float = Field(
+        60.0, gt=0, le=3600,
+        description="Seconds a new message waits for the Bot API's answer: a send that timed "
+                    "out may have been delivered, so the bot keeps waiting rather than send "
+                    "it twice.",
+    )
+
+    metrics_port: int = Field(
+        0, ge=0, le=65535,
+        description="The port of GET /healthz and GET /metrics (Prometheus); 0: off (the "
+                    "default). In webhook mode a port of its own, not WEBHOOK_PORT.",
+    )
+    metrics_listen: str = Field(
+        "127.0.0.1", description="The address the health and metrics server binds.",
+    )
+    log_format: Literal["text", "json"] = Field(
+        "text", description="text: one readable line per record; json: one JSON object a "
+                            "line (game, chat, update id and process name where they apply).",
+    )
+
     database_busy_timeout: float = Field(
         5.0, gt=0, le=600,
         description="Seconds to wait for another connection's write lock on the database.",
@@ -151,6 +176,8 @@ class Settings(BaseSettings):
     def _check_webhook(self) -> Settings:
         if self.webhook_url and not self.webhook_secret.get_secret_value():
             raise ValueError("WEBHOOK_SECRET must be set when WEBHOOK_URL is set")
+        if self.webhook_url and self.metrics_port and self.metrics_port == self.webhook_port:
+            raise ValueError("METRICS_PORT must differ from WEBHOOK_PORT")
         return self
 
     @property

@@ -3,13 +3,17 @@ set); ``python -m bot bench bot``: the benchmark."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import socket
 import sys
 from urllib.parse import urlsplit
 
 from telegram.error import InvalidToken, TelegramError
 
 from bot.config import ConfigError, Settings, load_settings
+from bot.ops.server import ListenError
 from storage import StorageError
 
 log = logging.getLogger("bot.run")
@@ -37,9 +41,29 @@ class _NoStartupTraceback(logging.Filter):
                     "Network Retry Loop (Bootstrap " in record.getMessage())
 
 
+def _secrets(settings: Settings) -> list[str]:
+    """What must never be logged besides the token: the webhook secret, the database's
+    password."""
+    found = [settings.webhook_secret.get_secret_value()]
+    if settings.database_url:
+        with contextlib.suppress(ValueError):
+            found.append(urlsplit(settings.database_url).password or "")
+    return [s for s in found if s]
+
+
+def process_name(settings: Settings) -> str:
+    return settings.instance_name or f"{socket.gethostname()}:{os.getpid()}"
+
+
 def setup_logging(settings: Settings) -> None:
     handler = logging.StreamHandler()
-    handler.setFormatter(_Redacting(settings.token))
+    if settings.log_format == "json":
+        from bot.ops.logs import JsonFormatter
+
+        handler.setFormatter(JsonFormatter(process_name(settings), token=settings.token,
+                                           secrets=_secrets(settings)))
+    else:
+        handler.setFormatter(_Redacting(settings.token))
     handler.addFilter(_NoStartupTraceback())
     root = logging.getLogger()
     root.handlers[:] = [handler]
@@ -95,6 +119,9 @@ def main() -> int:
                 allowed_updates=UPDATE_TYPES, drop_pending_updates=False)
         else:
             app.run_polling(allowed_updates=UPDATE_TYPES, drop_pending_updates=False)
+    except ListenError as e:
+        print(f"thousand-bot: {e}", file=sys.stderr)
+        return 1
     except InvalidToken:
         print("thousand-bot: Telegram refused TELEGRAM_BOT_TOKEN (invalid token)",
               file=sys.stderr)

@@ -56,3 +56,23 @@ def test_deploy_doc_names_real_settings() -> None:
     for name in ("WEBHOOK_URL", "WEBHOOK_SECRET", "DATABASE_URL", "HTTP_CLIENT",
                  "INSTANCE_NAME"):
         assert f"| `{name}`" in readme
+
+
+def test_the_image_and_compose_probe_the_health_endpoint() -> None:
+    docker = (ROOT / "Dockerfile").read_text("utf-8")
+    assert re.search(r"^ENV .*METRICS_PORT=9090", docker, re.M | re.S)
+    assert re.search(r'^HEALTHCHECK .*\n?.*CMD \["python", "-m", "bot", "health"', docker, re.M)
+    bot = _compose()["services"]["bot"]
+    assert bot["healthcheck"]["test"][:4] == ["CMD", "python", "-m", "bot"]
+    assert bot["healthcheck"]["test"][4] == "health"
+    env = bot["environment"]
+    assert env["METRICS_PORT"] == "9090" and env["METRICS_PORT"] != env["WEBHOOK_PORT"]
+    assert "ports" not in bot  # metrics stay inside the compose network
+    text = (ROOT / "docs" / "deploy.md").read_text("utf-8")
+    named = set(re.findall(r"`((?:METRICS|LOG|REQUEST|SEND)_[A-Z_]+)", text))
+    assert {"METRICS_PORT", "METRICS_LISTEN", "LOG_FORMAT"} <= named <= SETTINGS, named
+    rows = [line for line in (ROOT / "README.md").read_text("utf-8").splitlines()
+            if line.startswith("| `")]
+    for name in ("METRICS_PORT", "METRICS_LISTEN", "LOG_FORMAT", "REQUEST_TIMEOUT",
+                 "SEND_TIMEOUT"):
+        assert any(f"`{name}`" in row.split(" | ")[0] for row in rows), name

@@ -12,15 +12,19 @@ import importlib.util
 import logging
 import random
 import sys
+import time
 from typing import Any
 
-from telegram import BotCommand, BotCommandScopeDefault
+from telegram import BotCommand, BotCommandScopeDefault, Update
 from telegram.error import TelegramError
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
 from bot.i18n import LANGS, t
+from bot.ops import logs
+from bot.ops.metrics import BotMetrics, method_of
+from bot.ops.server import OpsServer
 from bot.tg import metrics as M
 from bot.tg.io.aiohttp_request import AiohttpRequest
 from bot.tg.io.coord import SharedCoordinator, SharedSends, owner_name
@@ -28,6 +32,7 @@ from bot.tg.io.handlers import add_handlers
 from bot.tg.io.outbox import Outbox
 from bot.tg.io.thinking import Thinker
 from bot.tg.rooms.service import GameService
+from bot.tg.view.callbacks import decode
 from storage import Backend, open_storage
 
 log = logging.getLogger(__name__)
@@ -37,6 +42,22 @@ log = logging.getLogger(__name__)
 # None entry makes the import fail at once, and httpcore then assumes asyncio — which it is.
 if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
     sys.modules["sniffio"] = None  # type: ignore[assignment]
+
+
+class _NoPageTraceback(logging.Filter):
+    """PTB logs an answer that is not JSON (a proxy's 502 page while Telegram has a bad
+    minute) with a traceback before raising NetworkError, which the outbox retries: the
+    record stays, one line without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and str(record.msg).startswith("Can not load invalid JSON data"):
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+logging.getLogger("telegram.request.BaseRequest").addFilter(_NoPageTraceback())
 
 MENU = ("newgame", "score", "export", "rules", "table", "lang", "help", "stats", "top", "leave",
         "stop")
@@ -67,6 +88,38 @@ class ThousandApplication(MeasuredApplication):
     storage: Backend | None
     service: GameService | None
     requests: tuple[BaseRequest, ...]
+    ops: BotMetrics | None  # Prometheus metrics (METRICS_PORT set, or the bench's --metrics)
+    ops_server: OpsServer | None
+
+    async def process_update(self, update: object) -> None:
+        if self.settings.log_format == "json" and isinstance(update, Update):
+            self._log_context(update)
+        ops = self.ops
+        if ops is None:
+            await super().process_update(update)
+            return
+        start = time.perf_counter()
+        try:
+            await super().process_update(update)
+        finally:
+            ops.update(update, time.perf_counter() - start)
+
+    def _log_context(self, update: Update) -> None:
+        """The update, its chat and its game, for LOG_FORMAT=json (``bot/ops/logs.py``);
+        process_update runs in the update's own task, so these stay with it."""
+        logs.update_id.set(update.update_id)
+        chat = update.effective_chat
+        game = None
+        query = update.callback_query
+        if query is not None and query.data:
+            data = decode(query.data)
+            game = data.game_id if data is not None else None
+        if chat is not None:
+            logs.chat_id.set(chat.id)
+            if game is None and self.service is not None:
+                game = self.service.by_chat.get(chat.id)
+        if game is not None:
+            logs.game_id.set(game)
 
     async def initialize(self) -> None:
         if self._initialized:
@@ -80,7 +133,8 @@ class ThousandApplication(MeasuredApplication):
         self.storage = await open_storage(
             database_url=s.database_url, database_path=s.database_path,
             busy_timeout=s.database_busy_timeout)
-        outbox = Outbox(self.bot, group_per_minute=s.group_messages_per_minute)
+        outbox = Outbox(self.bot, group_per_minute=s.group_messages_per_minute,
+                        send_timeout=s.send_timeout)
         thinker = Thinker(workers=s.computer_workers, budget=s.computer_think_seconds)
         coord = None
         if s.database_url:  # several processes may share the database (bot/tg/io/coord.py)
@@ -94,10 +148,40 @@ class ThousandApplication(MeasuredApplication):
         service.config.bot_username = self.bot.username
         self.service = service
         self.bot_data["service"] = service
+        if self.ops is not None:
+            await self._start_ops(self.ops, service, coord)
         await self._register_commands()
         restored = await service.start()
         log.info("bot @%s ready, %d games in progress (rebuilt when touched, or in the "
                  "background)", self.bot.username, restored)
+
+    async def _start_ops(self, ops: BotMetrics, service: GameService,
+                         coord: SharedCoordinator | None) -> None:
+        """Metrics read from the running bot, storage writes timed, the HTTP server."""
+        storage = service.storage
+        for op in STORAGE_WRITES:
+            setattr(storage, op, ops.timed(op, getattr(storage, op)))
+        outbox = service.outbox
+        src = ops.sources
+        src.queue_depth = lambda: float(sum(len(q.dirty) for q in outbox.queues.values()))
+        src.budget_waits = lambda: float(outbox.budget_waits)
+        src.budget_wait_seconds = lambda: outbox.budget_wait_seconds
+        src.sessions = lambda: float(len(service.sessions))
+        src.live_games = lambda: float(sum(1 for x in service.sessions.values()
+                                           if x.status == "playing"))
+        if coord is not None:
+            src.lease_takeovers = lambda: float(coord.takeovers)
+        s = self.settings
+        if s.metrics_port:
+
+            async def check() -> None:
+                if self.storage is None:
+                    raise RuntimeError("the database is closed")
+                await self.storage.get_chat(0)
+
+            server = OpsServer(ops, check, host=s.metrics_listen, port=s.metrics_port)
+            await server.start()
+            self.ops_server = server
 
     async def _register_commands(self) -> None:
         try:
@@ -111,6 +195,9 @@ class ThousandApplication(MeasuredApplication):
             log.warning("the command menu was not registered: %s", e)
 
     async def shutdown(self) -> None:
+        if self.ops_server is not None:
+            await self.ops_server.stop()
+            self.ops_server = None
         service = self.service
         if service is not None:
             await service.close()
@@ -127,6 +214,38 @@ class ThousandApplication(MeasuredApplication):
             await request.shutdown()
 
 
+STORAGE_WRITES = ("append_action", "create_game", "update_lobby", "start_game", "finish_game",
+                  "set_message_ids", "set_deadline")
+
+
+class _Observed(BaseRequest):
+    """Counts every Bot API request by method and outcome, with its latency (``ops``)."""
+
+    ops: BotMetrics | None = None
+
+    async def do_request(self, url: str, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
+        ops = self.ops
+        if ops is None:
+            return await super().do_request(url, *args, **kwargs)  # type: ignore[safe-super]
+        start = time.perf_counter()
+        try:
+            status, body = await super().do_request(  # type: ignore[safe-super]
+                url, *args, **kwargs)
+        except BaseException as e:
+            ops.request(method_of(url), time.perf_counter() - start, error=e)
+            raise
+        ops.request(method_of(url), time.perf_counter() - start, status=status, body=body)
+        return status, body
+
+
+class ObservedRequest(_Observed, HTTPXRequest):
+    """PTB's default request class (HTTP_CLIENT=httpx), observed."""
+
+
+class ObservedAiohttpRequest(_Observed, AiohttpRequest):
+    """``AiohttpRequest`` (HTTP_CLIENT=aiohttp), observed."""
+
+
 class _Measured(BaseRequest):
     """Marks the first request made on behalf of an update (benchmark only)."""
 
@@ -135,29 +254,50 @@ class _Measured(BaseRequest):
         return await super().do_request(*args, **kwargs)  # type: ignore[safe-super]
 
 
-class MeasuredRequest(_Measured, HTTPXRequest):
+class MeasuredRequest(_Measured, ObservedRequest):
     """PTB's default request class, measured (the bench floor's, and HTTP_CLIENT=httpx)."""
 
 
-class MeasuredAiohttpRequest(_Measured, AiohttpRequest):
+class MeasuredAiohttpRequest(_Measured, ObservedAiohttpRequest):
     """``AiohttpRequest``, measured (HTTP_CLIENT=aiohttp)."""
 
 
-def _requests(settings: Settings, measured: bool) -> tuple[BaseRequest, BaseRequest] | None:
-    """The request objects for Bot API calls and for getUpdates (None: PTB's defaults)."""
+def _requests(settings: Settings, measured: bool,
+              ops: BotMetrics | None) -> tuple[BaseRequest, BaseRequest]:
+    """The request objects for Bot API calls and for getUpdates."""
+    timeout = settings.request_timeout
+    observed = ops is not None
+    calls: BaseRequest
+    updates: BaseRequest
     if settings.http_client == "aiohttp":
-        cls = MeasuredAiohttpRequest if measured else AiohttpRequest
-        return cls(connection_pool_size=256), AiohttpRequest(connection_pool_size=1)
-    if measured:
-        return MeasuredRequest(connection_pool_size=256), HTTPXRequest(connection_pool_size=1)
-    return None
+        cls: type[AiohttpRequest] = MeasuredAiohttpRequest if measured else \
+            ObservedAiohttpRequest if observed else AiohttpRequest
+        calls = cls(connection_pool_size=256, read_timeout=timeout, write_timeout=timeout,
+                    connect_timeout=timeout)
+        updates = (ObservedAiohttpRequest if observed else AiohttpRequest)(
+            connection_pool_size=1)
+    else:
+        hcls: type[HTTPXRequest] = MeasuredRequest if measured else \
+            ObservedRequest if observed else HTTPXRequest
+        calls = hcls(connection_pool_size=256, read_timeout=timeout, write_timeout=timeout,
+                     connect_timeout=timeout)
+        updates = (ObservedRequest if observed else HTTPXRequest)(connection_pool_size=1)
+    for request in (calls, updates):
+        if isinstance(request, _Observed):
+            request.ops = ops
+    return calls, updates
 
 
 def build_application(
-    settings: Settings, *, metrics: M.Metrics | None = None, rng: random.Random | None = None
+    settings: Settings, *, metrics: M.Metrics | None = None, rng: random.Random | None = None,
+    observe: bool | None = None,
 ) -> ThousandApplication:
     """The bot's application for ``settings`` (``metrics``: the benchmark's probe; ``rng``:
-    seeds and lobby codes, for repeatable tests)."""
+    seeds and lobby codes, for repeatable tests; ``observe``: keep the Prometheus metrics,
+    by default when METRICS_PORT is set)."""
+    if observe is None:
+        observe = bool(settings.metrics_port)
+    ops = BotMetrics() if observe else None
     builder = (
         ApplicationBuilder()
         .application_class(ThousandApplication)
@@ -176,9 +316,8 @@ def build_application(
     )
     if metrics is not None:
         builder = builder.update_queue(M.StampedQueue(metrics))
-    requests = _requests(settings, measured=metrics is not None)
-    if requests is not None:
-        builder = builder.request(requests[0]).get_updates_request(requests[1])
+    requests = _requests(settings, measured=metrics is not None, ops=ops)
+    builder = builder.request(requests[0]).get_updates_request(requests[1])
     app = builder.build()
     assert isinstance(app, ThousandApplication)
     app.settings = settings
@@ -186,6 +325,8 @@ def build_application(
     app.rng = rng
     app.storage = None
     app.service = None
-    app.requests = requests or ()
+    app.requests = requests
+    app.ops = ops
+    app.ops_server = None
     add_handlers(app)
     return app

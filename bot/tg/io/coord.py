@@ -105,6 +105,7 @@ class SharedCoordinator(Coordinator):
         self.renew_every = renew_every
         self.claim_every = claim_every
         self.mine: set[int] = set()
+        self.takeovers = 0  # games taken over from a process whose lease expired (metrics)
 
     def owns(self, game_id: int) -> bool:
         return game_id in self.mine
@@ -138,6 +139,7 @@ class SharedCoordinator(Coordinator):
     async def claim_expired(self) -> list[int]:
         ids = await self.store.claim_expired_leases(self.owner, self.ttl)
         self.mine.update(ids)
+        self.takeovers += len(ids)
         return ids
 
     async def release(self) -> None:

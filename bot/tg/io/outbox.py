@@ -84,9 +84,11 @@ from telegram.error import (
     NetworkError,
     RetryAfter,
     TelegramError,
+    TimedOut,
 )
 from telegram.warnings import PTBDeprecationWarning
 
+from bot.ops import logs
 from bot.tg import metrics
 from bot.tg.view.render import Keyboard, Rendered
 
@@ -272,8 +274,10 @@ async def _no_topic(chat_id: int, thread: int | None) -> None:
 
 class Outbox:
     def __init__(self, bot: BotLike, *, group_per_minute: int = 20,
-                 window: float = WINDOW) -> None:
+                 window: float = WINDOW, send_timeout: float | None = None) -> None:
         self.bot = bot
+        # a new message waits this long for its answer (None: the request's default)
+        self.send_timeout = send_timeout
         self.group_per_minute = group_per_minute
         self.window = window  # of the group budget (Telegram's minute; shorter in tests)
         self.queues: dict[int, ChatQueue] = {}
@@ -288,6 +292,8 @@ class Outbox:
         self._workers: set[asyncio.Task[None]] = set()  # running: idle when empty
         self.closed = False
         self.shared: Shared | None = None  # several processes (see the module's text)
+        self.budget_waits = 0  # times a group waited for its budget, and how long (metrics)
+        self.budget_wait_seconds = 0.0
 
     # ------------------------------------------------------------------ putting
 
@@ -564,6 +570,7 @@ class Outbox:
         return ready[0], 0.0
 
     async def _run(self, q: ChatQueue) -> None:
+        logs.chat_id.set(q.chat_id)  # this worker's own context (LOG_FORMAT=json)
         loop = asyncio.get_running_loop()
         try:
             while self.queues.get(q.chat_id) is q:
@@ -578,9 +585,12 @@ class Outbox:
                 if slot is None:
                     if wait == math.inf:
                         break
+                    self.budget_waits += 1
+                    began = loop.time()
                     q.kick.clear()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(q.kick.wait(), wait + 0.001)
+                    self.budget_wait_seconds += loop.time() - began
                     continue
                 if self.shared is not None and q.budget is not None:
                     try:
@@ -589,6 +599,8 @@ class Outbox:
                         log.warning("chat %s: the shared budget failed: %s", q.chat_id, e)
                         wait = 1.0
                     if wait > 0:  # the window is full (other processes sent): wait
+                        self.budget_waits += 1
+                        self.budget_wait_seconds += wait
                         await asyncio.sleep(wait)
                         continue
                 q.dirty.remove(slot.key)
@@ -642,7 +654,7 @@ class Outbox:
                 msg = await self.bot.send_message(
                     chat_id=q.chat_id, text=content.text, parse_mode=ParseMode.HTML,
                     reply_markup=markup(content.keyboard), link_preview_options=NO_PREVIEW,
-                    **thread_kw(slot.thread),
+                    **thread_kw(slot.thread), **self._patient(),
                 )
                 slot.message_id = int(msg.message_id)
                 slot.sent = digest
@@ -706,10 +718,22 @@ class Outbox:
             else:
                 log.error("chat %s: %s refused: %s", q.chat_id, slot.key, e.message)
                 self._done(q, slot, content)
+        except TimedOut as e:
+            # an edit is idempotent: done again; a new message ran out of its patience
+            # (SEND_TIMEOUT): it may be there, but a missing hand stalls a game - sent again
+            slot.tries += 1
+            if slot.tries <= 5:
+                log.warning("chat %s: %s timed out (%s), retrying", q.chat_id, slot.key,
+                            e.message)
+                self._again(q, slot)
+            else:
+                log.error("chat %s: giving up on %s: %s", q.chat_id, slot.key, e.message)
+                self._done(q, slot, content)
         except NetworkError as e:
             slot.tries += 1
             if slot.tries <= 5:
-                log.warning("chat %s: network error (%s), retrying", q.chat_id, e.message)
+                log.warning("chat %s: network error (%s), retrying", q.chat_id,
+                            e.message.partition(". Parsing the server response")[0])
                 self._again(q, slot)
                 await asyncio.sleep(min(8.0, 0.5 * 2 ** slot.tries))
             else:
@@ -747,10 +771,17 @@ class Outbox:
             log.warning("chat %s: the id of %s not shared yet: %s", q.chat_id, key, e)
             q.records.append((key, message_id))
 
+    def _patient(self) -> dict[str, float]:
+        """The read timeout of a new message: a send that timed out has an unknown outcome
+        (Telegram may have delivered it), and sending it again would post it twice, so a
+        send waits for the late answer (``send_timeout``) where an edit gives up sooner."""
+        return {} if self.send_timeout is None else {"read_timeout": self.send_timeout}
+
     async def _send_upload(self, chat_id: int, up: Upload, thread: int | None) -> None:
         kw: dict[str, Any] = {"caption": up.caption, "parse_mode": ParseMode.HTML} \
             if up.caption else {}
         kw.update(thread_kw(thread))
+        kw.update(self._patient())
         file = InputFile(up.data, filename=up.filename)
         if up.kind == "photo":
             await self.bot.send_photo(chat_id=chat_id, photo=file, **kw)

@@ -1,0 +1,4 @@
+"""What an operator sees of a running bot (issue 22): ``metrics.py`` (the Prometheus
+metrics and the Bot API request observer), ``server.py`` (``GET /healthz`` and
+``GET /metrics`` on METRICS_PORT), ``logs.py`` (LOG_FORMAT=json), ``backup.py``
+(``python -m bot backup FILE``)."""
