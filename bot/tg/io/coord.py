@@ -15,6 +15,8 @@ statement.  ``SharedCoordinator`` (several processes, e.g. with ``DATABASE_URL``
   (the takeover when a process dies).
 * **group budget** — ``SharedSends.group_send``: one transaction counts the group's
   requests of the last minute made by every process and records this one if there is room.
+* **who edits** — ``SharedSends.may_show``: a game's messages are edited only by its lease
+  holder, asked just before each edit (a copy in another process may be older).
 * **send once** — ``SharedSends.claim``: a new message is claimed under its slot key before
   it is sent; only the claimer sends, and the message id is stored at once, so another
   process edits that message instead of sending its own.
@@ -57,6 +59,8 @@ class CoordStore(Protocol):
                             stale_after: float = 30.0) -> tuple[bool, int | None]: ...
 
     async def message_sent(self, chat_id: int, slot: str, message_id: int | None) -> None: ...
+
+    async def lease_owner(self, game_id: int) -> str | None: ...
 
 
 def owner_name(instance: str = "") -> str:
@@ -173,3 +177,9 @@ class SharedSends:
 
     async def sent(self, chat_id: int, slot: str, message_id: int | None) -> None:
         await self.store.message_sent(chat_id, slot, message_id)
+
+    async def may_show(self, game_id: int) -> bool:
+        """May this process edit the game's messages: it holds the game's lease, or nobody
+        does (ended, or expired and not claimed yet)?"""
+        holder = await self.store.lease_owner(game_id)
+        return holder is None or holder == self.owner

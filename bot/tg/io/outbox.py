@@ -208,6 +208,7 @@ class Slot:
     delete: bool = False  # a queued deleteMessage of ``message_id``
     upload: Upload | None = None  # a queued sendPhoto / sendDocument (a one-off message)
     thread: int | None = None  # the forum topic its new messages go to (None: General)
+    game: int | None = None  # the game it shows (several processes: its lease holder edits)
 
     @property
     def fresh(self) -> bool:
@@ -235,6 +236,8 @@ class Shared(Protocol):
     async def claim(self, chat_id: int, slot: str) -> tuple[bool, int | None]: ...
 
     async def sent(self, chat_id: int, slot: str, message_id: int | None) -> None: ...
+
+    async def may_show(self, game_id: int) -> bool: ...
 
 
 CLAIM_WAIT = 0.3  # seconds before asking again for a slot another process is sending
@@ -306,9 +309,11 @@ class Outbox:
         return q
 
     def put(self, chat_id: int, key: str, content: Rendered, *, final: bool = False,
-            on_sent: SentHook | None = None, thread: int | None = None) -> None:
+            on_sent: SentHook | None = None, thread: int | None = None,
+            game: int | None = None) -> None:
         """Show ``content`` in the slot ``key`` of ``chat_id`` (sent or edited soon; a new
-        message goes to the forum topic ``thread``)."""
+        message goes to the forum topic ``thread``).  ``game``: the game it shows — with
+        several processes, an edit is made only while this process holds its lease."""
         if self.closed:
             return
         q = self._queue(chat_id)
@@ -320,6 +325,8 @@ class Outbox:
         slot.want = content
         slot.want_digest = content.digest()
         slot.final = final
+        if game is not None:
+            slot.game = game
         if on_sent is not None:
             slot.on_sent = on_sent
         probe = metrics.current.get()
@@ -650,6 +657,8 @@ class Outbox:
                 slot.sent = digest
             elif slot.message_id is None and not await self._claimed(q, slot):
                 return  # another process is sending it: asked again soon
+            elif slot.message_id is not None and not await self._may_edit(q, slot):
+                self._done(q, slot, content)  # the lease holder shows the game
             elif slot.message_id is None:
                 msg = await self.bot.send_message(
                     chat_id=q.chat_id, text=content.text, parse_mode=ParseMode.HTML,
@@ -761,6 +770,23 @@ class Outbox:
             return True
         self._again(q, slot)
         await asyncio.sleep(CLAIM_WAIT)
+        return False
+
+    async def _may_edit(self, q: ChatQueue, slot: Slot) -> bool:
+        """Several processes: is this process the game's lease holder (or nobody is)?  Only
+        the holder edits the game's messages: a copy elsewhere may be older, and its edit
+        could land after the holder's newer one.  (Asked just before the edit: the holder
+        changes when another process stores a move.)"""
+        if self.shared is None or slot.game is None:
+            return True
+        try:
+            if await self.shared.may_show(slot.game):
+                return True
+        except Exception as e:  # the database failed: edited (the newest state wins later)
+            log.warning("chat %s: the lease of game %s unknown: %s", q.chat_id, slot.game, e)
+            return True
+        log.info("chat %s: %s not edited: game %s is shown by another process", q.chat_id,
+                 slot.key, slot.game)
         return False
 
     async def _share(self, q: ChatQueue, key: str, message_id: int | None) -> None:

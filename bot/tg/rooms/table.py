@@ -298,6 +298,7 @@ class TableRoom:
             self.ids.save(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
 
         self.outbox.put(s.chat_id, table_key(s.game_id, deal), content, final=final,
+                        game=s.game_id,
                         on_sent=sent, thread=s.thread_id)
 
     def put_hand(self, s: Session, seat: int, deal: int, content: R.Rendered,
@@ -310,7 +311,7 @@ class TableRoom:
             self.ids.save(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
 
         self.outbox.put(user_id, hand_key(s.game_id, seat, deal), content, final=final,
-                        on_sent=sent)
+                        on_sent=sent, game=s.game_id)
 
     def _finish_deal(self, s: Session, deal: int, *, stopped: bool = False) -> None:
         st = s.state
