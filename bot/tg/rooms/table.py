@@ -366,6 +366,7 @@ class TableRoom:
     def arm(self, s: Session, version: int, deadline: float) -> None:
         if s.timer is not None and not s.timer.done() and s.timer is not asyncio.current_task():
             s.timer.cancel()
+        s.deadline = deadline  # (an idle game may leave memory until shortly before it)
         s.timer = self.tasks.spawn(s, self._time_out(s, version, deadline), f"timer:{s.game_id}")
 
     def _move_seed(self, s: Session, st: GameState, seat: int) -> int:
