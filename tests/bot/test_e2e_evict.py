@@ -153,6 +153,8 @@ async def test_a_command_on_an_evicted_game_and_a_restart_after_eviction(
     async with running(server, db, seed=2, idle_evict_after=IDLE) as app:
         svc = service(app)
         await idle(app)
+        # idle for longer than IDLE and waiting for its person: not rebuilt at the start
+        assert gid not in svc.sessions and gid in svc.kit.registry.kept
         found = action_button(server, p, gid, version)
         assert found is not None
         msg, button = found

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import heapq
 import json
 import logging
@@ -115,8 +116,12 @@ class RestoreRoom:
         once.  A game that cannot be rebuilt is marked broken (its record kept) and its chat
         told.  Returns how many games are in progress."""
         games = await self.storage.games_in_progress()
+        now = self.config.clock()
         for game in games:
-            self.registry.add_pending(game)
+            if self._idle_at_start(game, now):
+                self._keep_idle(game, now)  # (left out of memory: rebuilt when touched)
+            else:
+                self.registry.add_pending(game)
         self.restored.clear()
         await self.ratings.record_unrated()  # games that ended but were not counted (a crash)
         loop = asyncio.get_running_loop()
@@ -489,6 +494,44 @@ class RestoreRoom:
         if wake is not None:
             heapq.heappush(self._wakes, (wake, s.game_id))
         log.debug("game %s left memory (idle)", s.game_id)
+
+    def _idle_at_start(self, game: Game, now: float) -> bool:
+        """A game of the start-up untouched for ``idle_evict_after`` seconds that waits
+        for a person (a lobby; a group table with a turn deadline, which only a person's
+        turn has; a solo game whose person is to act): it stays out of memory, as if it
+        had been evicted, so that memory follows the games in play after a restart too.
+        (One process only: with several, the leases decide who runs what.)"""
+        after = self.config.idle_evict_after
+        if after <= 0 or self.coord.shared:
+            return False
+        touched = game.updated if game.status == "lobby" else (game.human_moved or game.updated)
+        if now - touched < after:
+            return False
+        if game.status == "lobby":
+            return True
+        if game.chat_id < 0:
+            return game.deadline is not None
+        try:
+            to_act = int(json.loads(game.snapshot or "{}").get("to_act", -1))
+            seats = seats_from_json(game.seats)
+        except (ValueError, TypeError, AttributeError):
+            return False
+        return 0 <= to_act < len(seats) and seats[to_act].kind == "human"
+
+    def _keep_idle(self, game: Game, now: float) -> None:
+        """Register an idle game of the start-up as evicted (a stub and its ``Kept``)."""
+        wake: float | None = None
+        if game.status == "playing" and game.deadline is not None:
+            half = game.deadline - self.config.turn_timeout / 2
+            wake = half if now < half else game.deadline
+        users = tuple(x.user_id for x in seats_from_json(game.seats) if x.kind == "human")
+        touched = game.updated if game.status == "lobby" else (game.human_moved or game.updated)
+        self.registry.kept[game.game_id] = Kept(game.version, game.lobby_rev, touched, wake,
+                                                users)
+        self.registry.add_pending(dataclasses.replace(
+            game, rules="", seats="", snapshot=None, message_ids="", deadline=wake))
+        if wake is not None:
+            heapq.heappush(self._wakes, (wake, game.game_id))
 
     def _drop_evicted(self, game_id: int) -> None:
         """Forget an evicted copy (the game ended, or another process runs it): a touch
