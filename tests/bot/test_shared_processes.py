@@ -361,3 +361,60 @@ async def test_a_renewal_that_read_an_older_version_rebuilds_nothing(
         assert sent == []
         await a.command(anna, anna.id, "stop")
     server.assert_clean()
+
+
+async def test_a_process_without_the_lease_never_edits_what_the_other_shows(
+        server: FakeTelegramServer, db: str) -> None:
+    """Every press goes to process a (it holds the lease); process b catches up with storage
+    before each (an update of the chat reached it too) and must not edit Anna's messages:
+    its copy was read while a moved on, so its edit could land after a's newer one and
+    leave Anna looking at old buttons (the test above stalled so under load)."""
+    anna = server.add_user(7301, "Анна")
+    anna.started = True
+    async with process(server, db, "a") as a, process(server, db, "b") as b:
+        edits_by_b: list[int] = []
+
+        class Counted:  # b's requests pass through; its edits are counted
+            def __init__(self, bot: Any) -> None:
+                self.bot = bot
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(self.bot, name)
+
+            async def edit_message_text(self, *args: Any, **kw: Any) -> Any:
+                edits_by_b.append(int(kw.get("message_id", 0)))
+                return await self.bot.edit_message_text(*args, **kw)
+
+        b.service.outbox.bot = Counted(b.service.outbox.bot)
+        await a.command(anna, anna.id, "start")
+        await a.command(anna, anna.id, "newgame", ["3"])
+        gid = await server.wait_for(lambda: a.service.by_chat.get(anna.id))
+        last = -1
+        pressed = 0
+        for _ in range(25):
+            def newer(after: int) -> tuple[int, str, int] | None:
+                m = moves(server, anna)
+                return m if m is not None and m[2] > after else None
+
+            found = await server.wait_for(partial(newer, last), 10, what="Anna's buttons")
+            assert isinstance(found, tuple)
+            message_id, data, last = found
+            await b.service.touch_chat(anna.id)  # b reads the game as stored now
+            answer = await a.press(anna, anna.id, message_id, data)
+            await b.service.touch_chat(anna.id)
+            game = await a.storage.get_game(gid)
+            assert game is not None
+            if answer is None:
+                pressed += 1
+            else:  # refused only because the game had moved on (a forced move)
+                assert game.version > last, (answer, game.version, last)
+            if game.status != "playing":
+                break
+        await a.service.outbox.idle(5)
+        await b.service.outbox.idle(5)
+        assert pressed >= 10
+        assert edits_by_b == []
+        game = await a.storage.get_game(gid)
+        if game is not None and game.status == "playing":
+            await a.command(anna, anna.id, "stop")
+    server.assert_clean(allow_not_modified=True)

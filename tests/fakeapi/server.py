@@ -1014,6 +1014,7 @@ class FakeTelegramServer:
         self.unanswered_callbacks: list[PressedQuery] = []
         self.callback_queries: dict[str, PressedQuery] = {}
         self.updates: list[JSONDict] = []
+        self.update_times: list[float] = []  # clock() when each update was made
 
         self._users: dict[int, FakeUser] = {}
         self._chats: dict[int, FakeChat] = {}
@@ -2039,6 +2040,7 @@ class FakeTelegramServer:
         self._next_update_id += 1
         self._queue.append(update)
         self.updates.append(update)
+        self.update_times.append(self.clock())
         self._notify()
         return update
 

@@ -80,6 +80,10 @@ class Coordinator:
     async def claim(self, game_id: int) -> bool:
         return True
 
+    def lost(self, game_id: int) -> None:
+        """Another process stored a move of the game (and so took its lease)."""
+        return None
+
     async def renew(self) -> tuple[set[int], dict[int, int]]:
         """Renew this process's leases: the games whose lease it lost, and those it holds
         with their stored versions."""
@@ -129,11 +133,18 @@ class SharedCoordinator(Coordinator):
         self.mine.discard(game_id)
         return False
 
+    def lost(self, game_id: int) -> None:
+        """Another process stored a move of the game, so it took the lease (``took``): what
+        this process shows of the game now may be older than what that process shows, and
+        is not shown (a lease still held in the database comes back at the next renewal)."""
+        self.mine.discard(game_id)
+
     async def renew(self) -> tuple[set[int], dict[int, int]]:
         before = set(self.mine)
         held = await self.store.renew_leases(self.owner, self.ttl)
         lost = before - held.keys()
         self.mine -= lost
+        self.mine |= held.keys()
         return lost, held
 
     async def claim_expired(self) -> list[int]:

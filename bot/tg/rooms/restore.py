@@ -302,7 +302,7 @@ class RestoreRoom:
             if s is not None and version is not None and s.store_version >= version:
                 return  # (a move of this process was being stored)
             if s is not None:
-                await self.reload(s)
+                await self._rebuild(s)
             else:
                 row = await self.storage.get_game(game_id)
                 if row is not None and row.active:
@@ -398,7 +398,8 @@ class RestoreRoom:
         self.registry.register(s)
         if rep.state.phase == Phase.GAME_OVER:  # the outcome was stored with the last move
             return
-        self.table.refresh(s)
+        if self.coord.owns(s.game_id):  # (several processes: the lease holder shows it)
+            self.table.refresh(s)
         st = rep.state
         if st.to_act >= 0 and s.seats[st.to_act].played_by_computer:
             self.table.schedule(s)
@@ -408,7 +409,13 @@ class RestoreRoom:
             self.table.arm(s, st.version, deadline)
 
     async def reload(self, s: Session) -> None:
-        """Storage disagrees with memory (another process?): rebuild the session."""
+        """Storage disagrees with memory: another process stored a move (and took the
+        lease), so the session is rebuilt without showing it again here — that process
+        shows the newer state, and an edit from this copy could land after its own."""
+        self.coord.lost(s.game_id)
+        await self._rebuild(s)
+
+    async def _rebuild(self, s: Session) -> None:
         self.registry.unregister(s)
         game = await self.storage.get_game(s.game_id)
         if game is not None and game.active:
