@@ -100,14 +100,14 @@ class RestoreRoom:
         self._evictor: asyncio.Task[None] | None = None
         self._wakes: list[tuple[float, int]] = []  # (wake, game id) of evicted games, a heap
         self.evictions = 0  # sessions evicted since the start (metrics, tests)
-        kit.registry.rebuild = self._rebuild
+        kit.registry.rebuild = self._rebuild_pending
 
     @property
     def background(self) -> tuple[asyncio.Task[None] | None, ...]:
         """The room's own loops: the restore, the sweeper, the leases, the evictor."""
         return self._restorer, self._sweeper, self._coordinator, self._evictor
 
-    async def _rebuild(self, game: Game) -> None:
+    async def _rebuild_pending(self, game: Game) -> None:
         await self._restore_pending(game)
 
     async def start(self) -> int:
