@@ -614,8 +614,12 @@ async def test_two_processes_on_one_postgresql(
           f"{kills} kill(s) (bot {victim.name}, the lease holder), takeover {takeover:.2f} s "
           f"(SIGKILL to the computer's next move, stored by the other); "
           f"deliveries {counts}; unanswered presses "
-          f"{solo_tally.unanswered + group_tally.unanswered}")
+          f"{solo_tally.unanswered + group_tally.unanswered}; 'not modified' "
+          f"{len(server.not_modified)}")
     assert takeover < 15, takeover  # the lease lasts 6 s (bot/tg/io/coord.py)
+    # no edit that changes nothing, whichever process edited a message last: at most two
+    # per kill (an edit Telegram had before the kill whose digest was not stored yet)
+    assert len(server.not_modified) <= 2 * kills, [r.params for r in server.not_modified]
 
 
 async def _kill_the_lease_holder(

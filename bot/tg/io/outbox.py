@@ -385,7 +385,8 @@ class Outbox:
               override: bool = False, thread: int | None = None) -> None:
         """Register a message sent before (after a restart): edits go to ``message_id``
         (``override``: also when the slot is known here with another message — another
-        process moved it); sent anew, it goes to the topic ``thread``."""
+        process moved it — and what it shows is ``digest``, which another process may have
+        edited since); sent anew, it goes to the topic ``thread``."""
         q = self._queue(chat_id)
         slot = q.slots.get(key)
         if slot is None:
@@ -393,6 +394,8 @@ class Outbox:
         elif override and slot.message_id != message_id and not slot.delete:
             slot.message_id = message_id
             slot.sent = digest
+        elif override and digest is not None and not slot.delete and q.current != key:
+            slot.sent = digest  # another process edited it last: what it shows now
 
     def rename(self, chat_id: int, old: str, new: str) -> None:
         """The message of slot ``old`` becomes slot ``new`` (a lobby turning into a table)."""

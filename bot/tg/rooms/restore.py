@@ -367,7 +367,9 @@ class RestoreRoom:
                     self.people.remember(place.user_id, norm_lang(row.language))
         if game.status == "lobby":
             if isinstance(ids.get("lobby"), int):
-                self.outbox.known(s.chat_id, lobby_key(s.game_id), ids["lobby"], None,
+                digest = ids.get("ld")
+                self.outbox.known(s.chat_id, lobby_key(s.game_id), ids["lobby"],
+                                  digest if isinstance(digest, str) else None,
                                   override=self.coord.shared, thread=s.thread_id)
             self.registry.register(s)
             return
