@@ -14,6 +14,7 @@ import pytest
 
 from bot.i18n import t
 from bot.tg.io.app import ThousandApplication
+from bot.tg.rooms import lobby as lobby_module
 from bot.tg.rooms import table as table_module
 from bot.tg.rooms.service import Session
 from tests.bot.helpers import (
@@ -38,6 +39,7 @@ def _quick_saves(monkeypatch: pytest.MonkeyPatch) -> None:
     """What an edit shows is stored within 20 s (a session with unsaved ids stays in
     memory): made quick so that a test need not wait."""
     monkeypatch.setattr(table_module, "EDIT_SAVE", 0.05)
+    monkeypatch.setattr(lobby_module, "EDIT_SAVE", 0.05)
 
 
 async def _solo_turn(server: FakeTelegramServer, app: ThousandApplication,
@@ -222,5 +224,45 @@ async def test_the_turn_timer_of_an_evicted_group_game_reminds_and_times_out(
         await server.send_text(people[0], GROUP, "/stop")
         await server.wait_for(lambda: not svc.sessions and not svc.pending,
                               what="the game stopped")
+        await idle(app)
+    server.assert_clean()
+
+
+async def test_the_sweep_keeps_the_hand_messages_of_a_group_table(
+        server: FakeTelegramServer, db: Path) -> None:
+    """The sweep prunes the outbox's idle queues, but not the private chats of people at a
+    table in memory: their hand messages are edited afterwards, never posted anew."""
+    people = [server.add_user(7401 + i, name) for i, name in enumerate(["Ида", "Лев"])]
+    server.add_group(GROUP - 1, "Сад", members=people[1:], admins=people[:1])
+    async with running(server, db) as app:
+        svc = service(app)
+        await start_private(server, *people)
+        gid, _ = await open_table(server, app, GROUP - 1, people[0], people[1:], args="3",
+                                  computers=1)
+        s = session(app, gid)
+        assert s is not None
+
+        def a_person_to_act(s: Session = s) -> tuple[FakeUser, int] | None:
+            st = s.state
+            if st is None or st.to_act < 0:
+                return None
+            who = next((p for p in people if p.id == s.seats[st.to_act].user_id), None)
+            ok = who is not None and action_button(server, who, gid, st.version) is not None
+            return (who, st.version) if ok and who is not None else None
+
+        who, version = await server.wait_for(a_person_to_act, what="a person's turn")
+        await idle(app)
+        hands = {p.id: len(server.chat(p).bot_messages()) for p in people}
+        await svc.restore.sweep()
+        assert all(p.id in svc.outbox.queues for p in people)
+        found = action_button(server, who, gid, version)
+        assert found is not None and found[1].callback_data is not None
+        assert await server.press(who, who, found[0].message_id,
+                                  found[1].callback_data) is not None
+        await server.wait_for(lambda: s.state is not None and s.state.version > version)
+        await idle(app)
+        assert {p.id: len(server.chat(p).bot_messages()) for p in people} == hands
+        await server.send_text(people[0], GROUP - 1, "/stop")
+        await server.wait_for(lambda: not svc.sessions, what="the game stopped")
         await idle(app)
     server.assert_clean()
