@@ -403,7 +403,16 @@ class MessageIds:
         self.storage = storage
         self.tasks = tasks
 
+    def _replaced(self, s: Session) -> bool:
+        """``s`` is an old copy: the game was rebuilt since (several processes: another one
+        moved it) and the new copy holds what storage holds; an answer that reaches the
+        old copy late must not overwrite that with what the old copy knew."""
+        live = self.tasks.registry.get(s.game_id)
+        return live is not None and live is not s
+
     def save(self, s: Session, delay: float = NEW_MESSAGE_SAVE) -> None:
+        if self._replaced(s):
+            return
         s.ids_dirty = True
         due = time.monotonic() + delay
         if s.ids_task is not None and not s.ids_task.done():
@@ -433,6 +442,8 @@ class MessageIds:
         """Store the message ids now (raises StorageError); clears the pending marks."""
         urgent = s.ids_urgent
         s.ids_dirty = s.ids_urgent = False
+        if self._replaced(s):
+            return
         try:
             await self.storage.set_message_ids(s.game_id, json.dumps(s.ids))
         except BaseException:

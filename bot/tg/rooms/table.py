@@ -23,6 +23,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from bot.engine.game import apply, forced_action
 from bot.engine.state import Action, GameState, IllegalAction, Phase
@@ -296,9 +297,25 @@ class TableRoom:
             s.ids["t"] = [deal, mid, digest]
             s.ids_urgent = s.ids_urgent or new
             self.ids.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
+            self._to_live_copy(s, lambda ids: ids.get("t"), deal, mid, digest,
+                               lambda ids: ids.__setitem__("t", [deal, mid, digest]))
 
         self.outbox.put(s.chat_id, table_key(s.game_id, deal), content, final=final,
                         on_sent=sent, thread=s.thread_id)
+
+    def _to_live_copy(self, s: Session, get: Callable[[dict[str, Any]], Any], deal: int,
+                      mid: int, digest: str, put: Callable[[dict[str, Any]], None]) -> None:
+        """A request of an old copy of the game (rebuilt since: several processes) was
+        answered: what that message shows now goes to the live copy, if it knows the same
+        message (its ids are what gets stored; the old copy's are not, ``MessageIds``)."""
+        live = self.registry.get(s.game_id)
+        if live is None or live is s:
+            return
+        known = get(live.ids)
+        if isinstance(known, list) and len(known) >= 2 and known[0] == deal \
+                and known[1] == mid and (len(known) < 3 or known[2] != digest):
+            put(live.ids)
+            self.ids.save(live, self._edit_save())
 
     def _edit_save(self) -> float:
         """How late what an edited message shows is stored: soon with several processes
@@ -315,6 +332,9 @@ class TableRoom:
             s.ids.setdefault("h", {})[str(seat)] = [deal, mid, digest]
             s.ids_urgent = s.ids_urgent or new
             self.ids.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
+            self._to_live_copy(s, lambda ids: (ids.get("h") or {}).get(str(seat)), deal, mid,
+                               digest, lambda ids: ids.setdefault("h", {}).__setitem__(
+                                   str(seat), [deal, mid, digest]))
 
         self.outbox.put(user_id, hand_key(s.game_id, seat, deal), content, final=final,
                         on_sent=sent)
