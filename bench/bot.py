@@ -12,6 +12,12 @@ over to the moment the first request on its behalf leaves (p50/p95; computer thi
 in it: computer moves are made by separate tasks after the answer) — updates handled per
 second, and the peak memory (RSS) of the bot's process.  Needs the source checkout: the
 fake server lives in ``tests/fakeapi``.
+
+``--open N``: N more solo games, open but idle beside the ``--games`` in play — each
+waiting for its person, untouched for two hours — written into the database (by a child
+process, so its memory is not the bot's) before the bot starts.  The bot starts on them as
+after a restart: an idle game waiting for a person stays out of memory (``IDLE_EVICT_AFTER``,
+``bot/tg/rooms/restore.py``) until it is touched, as a game evicted while the bot ran does.
 """
 
 from __future__ import annotations
@@ -249,9 +255,80 @@ class Phase:
 AppFactory = Callable[[str, str, M.Metrics, Path], Any]
 
 
+OPEN_USERS = 5_000_000  # the people of the idle open games (--open): their user ids
+
+
+def _seed_child(conn: multiprocessing.connection.Connection, path: str, n: int,
+                seed: int) -> None:
+    try:
+        conn.send(asyncio.run(_seed_open(path, n, seed)))
+    except BaseException as e:
+        conn.send({"error": repr(e)})
+        raise
+
+
+async def _seed_open(path: str, n: int, seed: int) -> dict[str, Any]:
+    """``--open``: ``n`` solo games of three, dealt, their person to bid first, stored as
+    the bot stores them, then made two hours old."""
+    import sqlite3
+
+    from bot.engine.game import new_game
+    from bot.engine.rules import Rules
+    from bot.tg.model import SeatInfo, seats_json, snapshot
+    from storage import Storage
+
+    started = time.perf_counter()
+    rules = Rules()
+    rules_json = rules.model_dump_json()
+    rng = random.Random(seed)
+    async with Storage.open(path) as store:
+        for i in range(n):
+            uid = OPEN_USERS + i
+            while True:
+                game_seed = rng.getrandbits(62)
+                state = new_game(rules, game_seed)
+                if state.to_act == 0:
+                    break
+            seats = seats_json([SeatInfo("human", uid, f"O{i}", "hard"),
+                                SeatInfo("computer", 0, "Вера", "random"),
+                                SeatInfo("computer", 0, "Глеб", "random")])
+            await store.upsert_chat(uid, "private", language="ru")
+            gid = await store.create_game(uid, uid, rules=rules_json, seed=game_seed,
+                                          seats=seats)
+            await store.start_game(gid, 0, snapshot=snapshot(state), deadline=None,
+                                   seats=seats, rules=rules_json)
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE games SET updated = updated - 7200,"
+                   " human_moved = human_moved - 7200")
+    db.close()
+    return {"games": n, "seconds": time.perf_counter() - started}
+
+
+def _seed(path: Path, n: int, seed: int) -> dict[str, Any]:
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe()
+    proc = ctx.Process(target=_seed_child, args=(child, str(path), n, seed), daemon=True)
+    proc.start()
+    got: dict[str, Any] = parent.recv()
+    proc.join(30)
+    return got
+
+
 def _project_app(args: argparse.Namespace) -> AppFactory:
     def make(token: str, base_url: str, metrics: M.Metrics, tmp: Path) -> Any:
         from bot.tg.io.app import build_application
+
+        if args.open:
+            if args.database_url:
+                raise SystemExit("bench bot: --open writes a SQLite database; "
+                                 "not with --database-url")
+            seeded = _seed(tmp / "bench.sqlite3", args.open, args.seed + 7)
+            if "error" in seeded:
+                raise SystemExit(f"bench bot: writing the open games failed: "
+                                 f"{seeded['error']}")
+            print(f"  {seeded['games']} idle open games written in "
+                  f"{seeded['seconds']:.0f} s (not timed)")
 
         settings = load_settings(
             telegram_bot_token=token, telegram_api_url=base_url,
@@ -389,6 +466,10 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
                 profiler.disable()
             elapsed = time.perf_counter() - started
             cpu, main_cpu = time.process_time() - cpu0, time.thread_time() - main0
+            service = getattr(app, "service", None)
+            if service is not None and isinstance(result, dict):
+                result["sessions"] = len(service.sessions)
+                result["evictions"] = service.restore.evictions
             await app.updater.stop()
             await app.stop()
             await app.shutdown()
@@ -458,6 +539,9 @@ async def _run(args: argparse.Namespace) -> int:
         return 1
     bot = got
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if args.open:
+        print(f"bench bot: {args.open} more games open but idle (waiting for their person "
+              f"for two hours), beside the games in play")
     limit = f"{args.messages_per_second:g}/s" if args.messages_per_second else "off"
     result = bot.result
     print(f"bench bot: {args.games} solo games at once, {result['presses']} presses "
@@ -467,7 +551,9 @@ async def _run(args: argparse.Namespace) -> int:
           f"HTTP client {args.http}"
           + (" [under cProfile: CPU figures include its overhead]" if profiler else ""))
     _print_phase(bot)
-    print(f"  peak memory of the bot process: {peak_mb:.0f} MB")
+    print(f"  peak memory of the bot process: {peak_mb:.0f} MB (peak RSS, ru_maxrss)")
+    print(f"  sessions in memory at the end: {bot.result.get('sessions', '?')}, evicted "
+          f"while running: {bot.result.get('evictions', '?')}")
     if args.metrics:
         requests = sum(bot.bot_requests().values()) / bot.updates
         print(await asyncio.to_thread(_metrics_cost, bot.cpu_per_update * 1000,
@@ -511,6 +597,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--computer-delay", type=float, default=1.0,
                    help="COMPUTER_MOVE_DELAY (the bot's default 1 s; 0 for a stress test)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--open", type=int, default=0, metavar="N",
+                   help="N more games open but idle beside --games (solo games waiting for "
+                        "their person; written into the database before the bot starts)")
     p.add_argument("--database-url", default="", metavar="URL",
                    help="run the bot on this PostgreSQL database (DATABASE_URL; use an empty "
                         "one) instead of SQLite in a temporary directory")

@@ -125,6 +125,11 @@ class Settings(BaseSettings):
         description="Seconds an unfinished game may go without a person's move before it "
                     "is stopped (its record is kept).",
     )
+    idle_evict_after: float = Field(
+        600.0, ge=0, le=366 * 86400,
+        description="Seconds a game may stay untouched before it leaves memory (rebuilt "
+                    "from the database on its next touch; 0: never).",
+    )
 
     @field_validator("telegram_bot_token")
     @classmethod

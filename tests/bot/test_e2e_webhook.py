@@ -14,6 +14,7 @@ import socket
 import sqlite3
 import sys
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -617,8 +618,13 @@ async def test_two_processes_on_one_postgresql(
           f"{kills} kill(s) (bot {victim.name}, the lease holder), takeover {takeover:.2f} s "
           f"(SIGKILL to the computer's next move, stored by the other); "
           f"deliveries {counts}; unanswered presses "
-          f"{solo_tally.unanswered + group_tally.unanswered}")
+          f"{solo_tally.unanswered + group_tally.unanswered}; 'not modified' "
+          f"{len(server.not_modified)}")
     assert takeover < 15, takeover  # the lease lasts 6 s (bot/tg/io/coord.py)
+    # issue 22's target is at most two "not modified" answers per kill; not met yet (the
+    # count is printed above, and where they went here)
+    where = Counter((r.chat_id, r.params.get("message_id")) for r in server.not_modified)
+    print(f"'not modified' by (chat, message): {dict(where.most_common(12))}")
 
 
 async def _kill_the_lease_holder(

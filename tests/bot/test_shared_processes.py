@@ -186,6 +186,8 @@ async def test_presses_given_to_either_process_apply_once_and_in_order(
         assert duplicates_refused > 0 and accepted > 20 and stale < accepted
         posted = deals_posted(server, anna)
         assert posted and all(n == 1 for n in posted.values()), posted  # sent once
+        # whichever process edited a message last, the other never repeats that edit
+        assert not server.not_modified, [r.params for r in server.not_modified]
         game = await a.storage.get_game(gid)
         if game is not None and game.status == "playing":
             await a.command(anna, anna.id, "stop")
@@ -245,6 +247,7 @@ async def test_the_computer_moves_of_a_dead_process_are_taken_over(
             assert records and records[0]["by"] == "c"  # the computer's move, made by "b"
             await b.command(vera, vera.id, "stop")
             await b.service.outbox.idle(5)
+    assert len(server.not_modified) <= 2, [r.params for r in server.not_modified]  # one kill
     server.assert_clean(allow_not_modified=True)
 
 

@@ -144,7 +144,8 @@ class ThousandApplication(MeasuredApplication):
         service = GameService(
             self.storage, outbox, thinker, bot=self.bot, turn_timeout=s.turn_timeout,
             move_delay=s.computer_move_delay, computer_level=s.computer_level, rng=self.rng,
-            lobby_ttl=s.lobby_ttl, game_ttl=s.game_ttl, coord=coord)
+            lobby_ttl=s.lobby_ttl, game_ttl=s.game_ttl, coord=coord,
+            idle_evict_after=s.idle_evict_after)
         service.config.bot_username = self.bot.username
         self.service = service
         self.bot_data["service"] = service

@@ -226,6 +226,7 @@ class ChatQueue:
     budget: GroupBudget | None = None  # groups only
     records: list[tuple[str, int | None]] = field(default_factory=list)  # shared: slot ids
     paused: set[int | None] = field(default_factory=set)  # topics that refused a message
+    current: str | None = None  # the slot whose request is in flight
 
 
 class Shared(Protocol):
@@ -241,6 +242,16 @@ class Shared(Protocol):
 
 
 CLAIM_WAIT = 0.3  # seconds before asking again for a slot another process is sending
+
+
+def of_game(key: str, game_id: int) -> bool:
+    """Is ``key`` a slot of the game ``game_id`` (its lobby, table, hands, reminders, and
+    their ``:moved`` copies)?"""
+    if key[:1] not in ("l", "t", "h", "r"):
+        return False
+    head = str(game_id)
+    return key.startswith(head, 1) and (len(key) == len(head) + 1
+                                         or key[len(head) + 1] == ":")
 
 
 def claimable(key: str) -> bool:
@@ -381,7 +392,8 @@ class Outbox:
               override: bool = False, thread: int | None = None) -> None:
         """Register a message sent before (after a restart): edits go to ``message_id``
         (``override``: also when the slot is known here with another message — another
-        process moved it); sent anew, it goes to the topic ``thread``."""
+        process moved it — and what it shows is ``digest``, which another process may have
+        edited since); sent anew, it goes to the topic ``thread``."""
         q = self._queue(chat_id)
         slot = q.slots.get(key)
         if slot is None:
@@ -389,6 +401,8 @@ class Outbox:
         elif override and slot.message_id != message_id and not slot.delete:
             slot.message_id = message_id
             slot.sent = digest
+        elif override and digest is not None and not slot.delete and q.current != key:
+            slot.sent = digest  # another process edited it last: what it shows now
 
     def rename(self, chat_id: int, old: str, new: str) -> None:
         """The message of slot ``old`` becomes slot ``new`` (a lobby turning into a table)."""
@@ -411,6 +425,33 @@ class Outbox:
         q = self.queues.get(chat_id)
         slot = q.slots.get(key) if q is not None else None
         return slot.message_id if slot is not None else None
+
+    def game_busy(self, chat_ids: set[int], game_id: int) -> bool:
+        """Is a request of the game ``game_id`` waiting or in flight in one of
+        ``chat_ids``?  (Its session may not leave memory meanwhile.)"""
+        for chat_id in chat_ids:
+            q = self.queues.get(chat_id)
+            if q is None:
+                continue
+            if q.current is not None and of_game(q.current, game_id):
+                return True
+            if any(of_game(k, game_id) for k in q.dirty):
+                return True
+        return False
+
+    def forget_game(self, chat_ids: set[int], game_id: int) -> None:
+        """Forget the slots of the game ``game_id`` (it left memory: its message ids and
+        what they show are stored with it and registered again by ``known`` when it is
+        rebuilt); a private chat left without slots loses its queue."""
+        for chat_id in chat_ids:
+            q = self.queues.get(chat_id)
+            if q is None:
+                continue
+            for key in [k for k in q.slots if of_game(k, game_id)]:
+                self.forget(chat_id, key)
+            if chat_id > 0 and not q.slots and not q.dirty \
+                    and (q.task is None or q.task.done()):
+                del self.queues[chat_id]
 
     def forget(self, chat_id: int, key: str) -> None:
         q = self.queues.get(chat_id)
@@ -611,12 +652,14 @@ class Outbox:
                         await asyncio.sleep(wait)
                         continue
                 q.dirty.remove(slot.key)
+                q.current = slot.key
                 try:
                     if slot.delete:
                         await self._delete(q, slot)
                     else:
                         await self._one(q, slot)
                 finally:
+                    q.current = None
                     if q.budget is not None:
                         q.budget.record(loop.time())
         except asyncio.CancelledError:

@@ -2,7 +2,8 @@
 
 * ``Config`` — the service's settings (timeouts, pace, the computers' level, clock, seeds);
 * ``Registry`` — the games in memory: sessions by game and by place (a chat, or a topic
-  of a forum), the pending games of the start-up (``restore.py``), one lock per chat;
+  of a forum), the pending games (of the start-up, and the idle ones evicted from memory:
+  ``restore.py``), one lock per chat;
 * ``People`` — languages of people and chats, admin checks (a small cache);
 * ``Tasks`` — the supervised background tasks and the closing flag;
 * ``MessageIds`` — the game's message ids stored shortly after they change;
@@ -21,7 +22,7 @@ import logging
 import random
 import string
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,7 @@ from bot.tg.io.outbox import Outbox
 from bot.tg.io.thinking import Thinker
 from bot.tg.rooms.session import (
     CACHE_LIMIT,
+    IDLE_EVICT_AFTER,
     NEW_MESSAGE_SAVE,
     SUPERVISOR_RESTARTS,
     SWEEP_EVERY,
@@ -60,6 +62,12 @@ class Config:
     rng: random.Random = field(default_factory=random.SystemRandom)
     clock: Callable[[], float] = time.time
     bot_username: str = "bot"
+    idle_evict_after: float = IDLE_EVICT_AFTER  # 0: sessions never leave memory
+
+    @property
+    def evict_every(self) -> float:
+        """Seconds between two looks for idle sessions to evict."""
+        return min(SWEEP_EVERY, max(0.25, self.idle_evict_after / 4))
 
     @property
     def sweep_every(self) -> float:
@@ -74,6 +82,23 @@ class Config:
         return self.rng.getrandbits(62)
 
 
+@dataclass(slots=True)
+class Kept:
+    """The little an evicted session keeps in memory (restore.py, ``evict_idle``): who sits
+    there, when it was touched (``touched``: expiry), when its turn timer is next due
+    (``wake``: rebuilt ``WAKE_LEAD`` before), and what it held that storage has not (a
+    lobby's page and note, timeouts in a row), given back if nothing changed meanwhile."""
+
+    version: int
+    lobby_rev: int
+    touched: float
+    wake: float | None
+    users: tuple[int, ...]
+    page: str = ""
+    note: str = ""
+    timeouts: dict[int, int] = field(default_factory=dict)
+
+
 class Registry:
     """The games in memory, by game and by place (a chat, or a topic of a forum: one table
     each); the pending ones of the start-up; one lock per chat (commands and presses alike,
@@ -85,11 +110,18 @@ class Registry:
         self.clock = clock
         self.sessions: dict[int, Session] = {}
         self.by_place: dict[Place, int] = {}
+        self.of_chat: dict[int, set[int]] = {}  # chat id -> its games in memory
         # games in progress not rebuilt yet (restore.py: rebuilt when first touched, or by
         # the background restore): game id -> its row at start-up, place -> game id
         self.pending: dict[int, Game] = {}
         self.pending_place: dict[Place, int] = {}
+        self.pending_chat: dict[int, set[int]] = {}  # chat id -> its pending games
+        # the pending games that were evicted (idle): what they keep; their row is a stub
+        # (re-read when rebuilt)
+        self.kept: dict[int, Kept] = {}
         self.chat_locks: dict[int, asyncio.Lock] = {}
+        # rebuilds a pending game now (set by the restore room; ``wake_user``)
+        self.rebuild: Callable[[Game], Awaitable[object]] = _no_rebuild
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
         lock = self.chat_locks.get(chat_id)
@@ -113,17 +145,33 @@ class Registry:
 
     def sessions_of_chat(self, chat_id: int) -> list[Session]:
         """Every table of a chat (one per topic of a forum)."""
-        return [s for s in self.sessions.values() if s.chat_id == chat_id]
+        return self.sessions_in(chat_id)
+
+    def sessions_in(self, chat_id: int) -> list[Session]:
+        """The games in memory of a chat (an index: no scan of every session)."""
+        ids = self.of_chat.get(chat_id)
+        if not ids:
+            return []
+        return [s for gid in sorted(ids) if (s := self.sessions.get(gid)) is not None
+                and s.chat_id == chat_id]
 
     def register(self, s: Session) -> None:
         s.lock = self.chat_lock(s.chat_id)
         if not s.touched:
             s.touched = self.clock()
+        s.used = self.clock()
         self.sessions[s.game_id] = s
         self.by_place[s.place] = s.game_id
+        self.of_chat.setdefault(s.chat_id, set()).add(s.game_id)
 
     def unregister(self, s: Session) -> None:
-        self.sessions.pop(s.game_id, None)
+        gone = self.sessions.pop(s.game_id, None)
+        for chat_id in {s.chat_id, gone.chat_id if gone is not None else s.chat_id}:
+            ids = self.of_chat.get(chat_id)
+            if ids is not None and s.game_id not in self.sessions:
+                ids.discard(s.game_id)
+                if not ids:
+                    del self.of_chat[chat_id]
         if self.by_place.get(s.place) == s.game_id:
             del self.by_place[s.place]
         if s.timer is not None and s.timer is not asyncio.current_task():
@@ -149,37 +197,74 @@ class Registry:
                 s.chat_id = new
                 s.kind = "supergroup"
                 self.by_place[s.place] = gid
+                self.of_chat.setdefault(new, set()).add(gid)
                 moved.append(s)
+        self.of_chat.pop(old, None)
         return moved
 
     def add_pending(self, game: Game) -> None:
         if game.game_id not in self.sessions:
+            old = self.pending.get(game.game_id)
+            if old is not None and old.chat_id != game.chat_id:
+                self.forget_pending(game.game_id)
             self.pending[game.game_id] = game
             self.pending_place[Place(game.chat_id, game.thread_id)] = game.game_id
+            self.pending_chat.setdefault(game.chat_id, set()).add(game.game_id)
 
     def pending_at(self, place: Place) -> Game | None:
         gid = self.pending_place.get(place)
         return self.pending.get(gid) if gid is not None else None
 
     def pending_of_chat(self, chat_id: int) -> list[Game]:
-        """The pending games of every place of a chat."""
-        return [g for g in self.pending.values() if g.chat_id == chat_id]
+        """The pending games of every place of a chat (an index: no scan of them all)."""
+        ids = self.pending_chat.get(chat_id)
+        if not ids:
+            return []
+        return [g for gid in sorted(ids) if (g := self.pending.get(gid)) is not None]
 
     def forget_pending(self, game_id: int) -> Game | None:
+        """No longer pending (rebuilt, ended, or taken elsewhere); what an evicted game
+        kept stays until its rebuild takes it (``take_kept``) or the sweep drops it."""
         game = self.pending.pop(game_id, None)
         place = Place(game.chat_id, game.thread_id) if game is not None else None
         if place is not None and self.pending_place.get(place) == game_id:
             del self.pending_place[place]
+        if game is not None:
+            ids = self.pending_chat.get(game.chat_id)
+            if ids is not None:
+                ids.discard(game_id)
+                if not ids:
+                    del self.pending_chat[game.chat_id]
         return game
 
+    def take_kept(self, game_id: int) -> Kept | None:
+        return self.kept.pop(game_id, None)
+
+    async def wake_user(self, user_id: int) -> None:
+        """Rebuild the evicted games where ``user_id`` sits (a change of that person that
+        the games in memory follow: blocked, back, a language)."""
+        for gid in [g for g, k in self.kept.items() if user_id in k.users]:
+            game = self.pending.get(gid)
+            if game is not None:
+                await self.rebuild(game)
+
     def busy_chats(self) -> set[int]:
-        return {s.chat_id for s in self.sessions.values()}
+        """The chats of the games in memory, with the private chats of their people (where
+        their hands are: the outbox keeps those messages' ids)."""
+        busy = {s.chat_id for s in self.sessions.values()}
+        busy.update(x.user_id for s in self.sessions.values() for x in s.seats
+                    if x.kind == "human")
+        return busy
 
     def prune(self) -> None:
         """Drop the locks of chats without a game (unless held)."""
         busy = self.busy_chats()
         self.chat_locks = {c: lk for c, lk in self.chat_locks.items()
                            if c in busy or lk.locked()}
+
+
+async def _no_rebuild(game: Game) -> None:
+    return None
 
 
 class People:
@@ -268,6 +353,7 @@ class Tasks:
               name: str) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(coro, name=name)
         self.all.add(task)
+        s.live += 1
         task.add_done_callback(lambda done: self._done(s, done))
         return task
 
@@ -280,6 +366,7 @@ class Tasks:
 
     def _done(self, s: Session, task: asyncio.Task[None]) -> None:
         self.all.discard(task)
+        s.live -= 1
         if task.cancelled() or task.exception() is None:
             return
         log.error("game %s: background task %s died", s.game_id, task.get_name(),
@@ -316,7 +403,16 @@ class MessageIds:
         self.storage = storage
         self.tasks = tasks
 
+    def _replaced(self, s: Session) -> bool:
+        """``s`` is an old copy: the game was rebuilt since (several processes: another one
+        moved it) and the new copy holds what storage holds; an answer that reaches the
+        old copy late must not overwrite that with what the old copy knew."""
+        live = self.tasks.registry.get(s.game_id)
+        return live is not None and live is not s
+
     def save(self, s: Session, delay: float = NEW_MESSAGE_SAVE) -> None:
+        if self._replaced(s):
+            return
         s.ids_dirty = True
         due = time.monotonic() + delay
         if s.ids_task is not None and not s.ids_task.done():
@@ -346,6 +442,8 @@ class MessageIds:
         """Store the message ids now (raises StorageError); clears the pending marks."""
         urgent = s.ids_urgent
         s.ids_dirty = s.ids_urgent = False
+        if self._replaced(s):
+            return
         try:
             await self.storage.set_message_ids(s.game_id, json.dumps(s.ids))
         except BaseException:

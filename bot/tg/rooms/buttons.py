@@ -69,7 +69,11 @@ class ButtonsRoom:
         if s.paused:  # its forum topic is closed (membership.py)
             return Answer(t(lang, "popup.paused"))
         if c.verb == cb.HINT:  # read-only, thought in the pool: the table does not wait
-            return await self.hints.hint_press(s, c, user)
+            s.busy += 1  # (it stays in memory meanwhile)
+            try:
+                return await self.hints.hint_press(s, c, user)
+            finally:
+                s.busy -= 1
         async with s.lock:
             if not self.registry.live(s) or not self._in_place(s, c, user, where):
                 return Answer(t(lang, "popup.stale"))

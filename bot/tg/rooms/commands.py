@@ -133,6 +133,7 @@ class CommandsRoom:
                 else:
                     self.table.refresh(other)
         if chat.kind == "private":  # the person's hands at group tables follow them
+            await self.registry.wake_user(user.id)
             for other in list(self.registry.sessions.values()):
                 if other.chat_id != chat.id and other.seat_of(user.id) >= 0 \
                         and other.status == "playing":

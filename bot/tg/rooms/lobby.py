@@ -29,6 +29,7 @@ from bot.tg.model import (
 )
 from bot.tg.rooms.base import Kit
 from bot.tg.rooms.session import (
+    EDIT_SAVE,
     Answer,
     ChatKind,
     ChatRef,
@@ -76,8 +77,12 @@ class LobbyRoom:
         def sent(mid: int, digest: str, new: bool) -> None:
             if s.ids.get("lobby") != mid:
                 s.ids["lobby"] = mid
+                s.ids["ld"] = digest  # what it shows (no edit repeated after a restart)
                 s.ids_urgent = True
                 self.ids.save(s, 0.0)
+            elif s.ids.get("ld") != digest and s.status == "lobby":
+                s.ids["ld"] = digest
+                self.ids.save(s, 0.0 if self.kit.coord.shared else EDIT_SAVE)
 
         self.outbox.put(s.chat_id, lobby_key(s.game_id), content, on_sent=sent,
                         thread=s.thread_id)
@@ -324,6 +329,7 @@ class LobbyRoom:
         s.state = state
         s.page = ""
         self.registry.register(s)
+        s.ids.pop("ld", None)
         if not s.solo:
             self.outbox.rename(s.chat_id, lobby_key(s.game_id), table_key(s.game_id, 1))
             if "lobby" in s.ids:

@@ -58,6 +58,7 @@ class MembershipRoom:
         """The user blocked the bot (a 403, or my_chat_member): a computer plays for them."""
         with contextlib.suppress(StorageError):
             await self.storage.mark_blocked(user_id, True)
+        await self.registry.wake_user(user_id)  # (their games that left memory, idle)
         for s in list(self.registry.sessions.values()):
             seat = s.seat_of(user_id)
             if seat < 0:
@@ -76,6 +77,7 @@ class MembershipRoom:
 
     async def user_back(self, user_id: int) -> None:
         """The user started the bot again: their seats come back, their messages are re-sent."""
+        await self.registry.wake_user(user_id)
         for s in list(self.registry.sessions.values()):
             seat = s.seat_of(user_id)
             if seat < 0 or s.status != "playing":

@@ -12,12 +12,33 @@ by one (yielding to the updates between games) and re-arms their timers and comp
 Several processes (``coord.SharedCoordinator``): before an update is handled its game is
 checked against storage (one read) and rebuilt if another process changed it; a game's
 timers and computer moves run only where its lease is held; every process renews its
-leases and takes over the expired ones (``_coordinate``)."""
+leases and takes over the expired ones (``_coordinate``).
+
+Bounded memory (``evict_idle``): a session untouched for ``idle_evict_after`` seconds (a
+lobby, a table waiting for a person) leaves memory — its session, its outbox slots, its
+lock — and becomes pending again, keeping only a few numbers (``Kept``); it is rebuilt
+like a game of the start-up on its next touch.  Never evicted: a session whose lock is
+held, with a background task running (a computer's move, a message-id save, a lease
+being asked for: any task of ``Tasks.spawn`` but the turn timer), a press being thought
+about (a hint), a request of the outbox waiting or in flight for it, unsaved message ids,
+a merge of edits pending, or a reminder out.  A turn timer does not keep a game in
+memory: its deadline is stored with the game (``games.deadline``), so the evicted game
+keeps only when the timer is next due (the reminder at half time, else the deadline) and
+one loop (``_evict_forever``) rebuilds it ``WAKE_LEAD`` seconds before — the rebuild arms
+the timer from the stored deadline, as after a restart.  (Keeping such games in memory
+until their deadline would keep every group table in memory, since a person to act always
+has a timer.)  Several processes: an evicted game's lease stays this process's (renewed
+with the others in one statement, released at shutdown): giving it up would have another
+process take the game over at once (``claim_expired`` takes every playing game nobody
+holds) and rebuild it there, moving idle games around instead of out of memory.  A lease
+lost meanwhile (another process stored a move) drops the evicted copy."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import heapq
 import json
 import logging
 
@@ -31,10 +52,11 @@ from bot.tg.model import (
     replay,
     seats_from_json,
 )
-from bot.tg.rooms.base import Kit
+from bot.tg.rooms.base import Kept, Kit
 from bot.tg.rooms.lobby import LobbyRoom
 from bot.tg.rooms.ratings import RatingsRoom
 from bot.tg.rooms.session import (
+    WAKE_LEAD,
     Backoff,
     ChatKind,
     Place,
@@ -75,11 +97,18 @@ class RestoreRoom:
         self._restorer: asyncio.Task[None] | None = None
         self._coordinator: asyncio.Task[None] | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._evictor: asyncio.Task[None] | None = None
+        self._wakes: list[tuple[float, int]] = []  # (wake, game id) of evicted games, a heap
+        self.evictions = 0  # sessions evicted since the start (metrics, tests)
+        kit.registry.rebuild = self._rebuild_pending
 
     @property
     def background(self) -> tuple[asyncio.Task[None] | None, ...]:
-        """The room's own loops: the restore, the sweeper, the leases."""
-        return self._restorer, self._sweeper, self._coordinator
+        """The room's own loops: the restore, the sweeper, the leases, the evictor."""
+        return self._restorer, self._sweeper, self._coordinator, self._evictor
+
+    async def _rebuild_pending(self, game: Game) -> None:
+        await self._restore_pending(game)
 
     async def start(self) -> int:
         """Register every game in progress (one query) and start rebuilding them in the
@@ -87,8 +116,12 @@ class RestoreRoom:
         once.  A game that cannot be rebuilt is marked broken (its record kept) and its chat
         told.  Returns how many games are in progress."""
         games = await self.storage.games_in_progress()
+        now = self.config.clock()
         for game in games:
-            self.registry.add_pending(game)
+            if self._idle_at_start(game, now):
+                self._keep_idle(game, now)  # (left out of memory: rebuilt when touched)
+            else:
+                self.registry.add_pending(game)
         self.restored.clear()
         await self.ratings.record_unrated()  # games that ended but were not counted (a crash)
         loop = asyncio.get_running_loop()
@@ -96,6 +129,8 @@ class RestoreRoom:
         if self.coord.shared and self._coordinator is None:
             self._coordinator = loop.create_task(self._coordinate(), name="leases")
         self._start_sweeper()
+        if self.config.idle_evict_after > 0 and self._evictor is None:
+            self._evictor = loop.create_task(self._evict_forever(), name="evictor")
         return len(games)
 
     async def _restore_rest(self) -> None:
@@ -103,12 +138,18 @@ class RestoreRoom:
         With several processes only the games whose lease nobody holds are taken
         (``_coordinate``)."""
         backoff = Backoff(0, "restoring the games in progress")
+        todo = list(self.registry.pending.values())  # (not the games evicted later)
         try:
-            while self.registry.pending and not self.tasks.closing and not self.coord.shared:
-                game = next(iter(self.registry.pending.values()))
+            while todo and not self.tasks.closing and not self.coord.shared:
+                game = todo[-1]
+                if self.registry.pending.get(game.game_id) is not game \
+                        or game.game_id in self.registry.kept:
+                    todo.pop()
+                    continue
                 try:
                     await self._restore_pending(game)
                     backoff.ok()
+                    todo.pop()
                 except StorageError as e:
                     backoff.failed(e)
                     await backoff.wait()
@@ -127,10 +168,12 @@ class RestoreRoom:
     async def _restore_pending_locked(self, game: Game) -> Session | None:
         # it stays pending until rebuilt: a touch meanwhile waits for the lock, then finds it
         row: Game | None = game
-        if self.coord.shared:  # the row of the start-up may be old
+        if self.coord.shared or game.game_id in self.registry.kept:
+            # the row of the start-up may be old; an evicted game's row is a stub
             row = await self.storage.get_game(game.game_id)
         if row is None or not row.active:
             self.registry.forget_pending(game.game_id)
+            self.registry.take_kept(game.game_id)
             return None
         s = await self._restore_or_break(row)  # a StorageError: still pending
         self.registry.forget_pending(game.game_id)
@@ -140,6 +183,9 @@ class RestoreRoom:
         """An update about the game ``game_id`` (a press) is about to be handled: a pending
         game is rebuilt now; with several processes, the game is checked against storage."""
         game = self.registry.pending.get(game_id)
+        live = self.registry.get(game_id)
+        if live is not None:
+            live.used = self.config.clock()  # (not idle: see ``evict_idle``)
         if game is not None:
             await self._restore_pending(game)
         elif self.coord.shared:
@@ -161,6 +207,9 @@ class RestoreRoom:
         pending = self.registry.pending_of_chat(chat_id)
         for game in pending:
             await self._restore_pending(game)
+        now = self.config.clock()
+        for s in self.registry.sessions_in(chat_id):
+            s.used = now
         if not pending and self.coord.shared:
             async with self.registry.chat_lock(chat_id):
                 rows = await self.storage.active_games(chat_id)
@@ -209,7 +258,12 @@ class RestoreRoom:
                         s = self.registry.get(gid)
                         if s is not None:
                             self._stop_tasks(s)
+                        self._drop_evicted(gid)  # (another process runs it now)
                     for gid, version in held.items():
+                        kept = self.registry.kept.get(gid)
+                        if kept is not None and gid in self.registry.pending \
+                                and kept.version == version:
+                            continue  # evicted here, unchanged: rebuilt when due
                         s = self.registry.get(gid)
                         # (read without the lock: a move of this process may have been
                         # stored since, so only a newer stored version means an old copy)
@@ -300,6 +354,12 @@ class RestoreRoom:
             self.outbox.pause(s.chat_id, s.thread_id)
         s.touched = game.updated if game.status == "lobby" else \
             (game.human_moved or game.updated)
+        kept = self.registry.take_kept(game.game_id)
+        if kept is not None and kept.version == game.version \
+                and kept.lobby_rev == game.lobby_rev:  # evicted, unchanged since
+            s.touched = kept.touched
+            s.page, s.note = kept.page, kept.note
+            s.timeouts = dict(kept.timeouts)
         for place in s.seats:
             if place.kind == "human":
                 row = await self.storage.get_user(place.user_id)
@@ -307,7 +367,9 @@ class RestoreRoom:
                     self.people.remember(place.user_id, norm_lang(row.language))
         if game.status == "lobby":
             if isinstance(ids.get("lobby"), int):
-                self.outbox.known(s.chat_id, lobby_key(s.game_id), ids["lobby"], None,
+                digest = ids.get("ld")
+                self.outbox.known(s.chat_id, lobby_key(s.game_id), ids["lobby"],
+                                  digest if isinstance(digest, str) else None,
                                   override=self.coord.shared, thread=s.thread_id)
             self.registry.register(s)
             return
@@ -373,6 +435,160 @@ class RestoreRoom:
             with contextlib.suppress(StorageError):
                 await self.coord.release()
 
+    # ---- bounded memory: idle sessions leave memory, rebuilt on their next touch
+
+    def _evictable(self, s: Session, now: float) -> tuple[bool, float | None]:
+        """May ``s`` leave memory now (see the module's text), and when must it be rebuilt
+        (its turn timer's next moment; None: it has no timer)?"""
+        if not self.registry.live(s) or s.status not in ("lobby", "playing"):
+            return False, None
+        if s.lock.locked() or s.busy or s.claiming or s.ids_dirty or s.ids_urgent \
+                or s.merge_timer is not None or s.reminded:
+            return False, None
+        if s.game_id in self.registry.pending:
+            return False, None
+        timer = s.timer is not None and not s.timer.done()
+        if s.live - (1 if timer else 0) > 0:  # a move, a save, a lease: running
+            return False, None
+        wake: float | None = None
+        if timer:
+            if s.deadline is None:
+                return False, None  # a timer of unknown moment
+            half = s.deadline - self.config.turn_timeout / 2
+            wake = half if now < half else s.deadline
+            if wake - now <= 2 * WAKE_LEAD:
+                return False, None  # due soon: it stays
+        if self.outbox.game_busy(self._chats(s), s.game_id):
+            return False, None
+        return True, wake
+
+    @staticmethod
+    def _chats(s: Session) -> set[int]:
+        """The chats of a game's messages: its own, and its people's (their hands)."""
+        return {s.chat_id} | {x.user_id for x in s.seats if x.kind == "human"}
+
+    def evict_idle(self) -> int:
+        """Evict every session untouched for ``idle_evict_after`` seconds that may leave
+        memory (module text); returns how many left."""
+        after = self.config.idle_evict_after
+        if after <= 0 or self.tasks.closing:
+            return 0
+        now = self.config.clock()
+        gone = 0
+        for s in list(self.registry.sessions.values()):
+            if now - s.used < after:
+                continue
+            ok, wake = self._evictable(s, now)
+            if not ok:
+                continue
+            self._evict(s, wake)
+            gone += 1
+        if gone:
+            self.evictions += gone
+            self.registry.prune()
+        return gone
+
+    def _evict(self, s: Session, wake: float | None) -> None:
+        """``s`` leaves memory (no await: nothing runs meanwhile); it is pending again."""
+        self.registry.unregister(s)  # (its sleeping turn timer is cancelled)
+        self.outbox.forget_game(self._chats(s), s.game_id)
+        self.registry.kept[s.game_id] = Kept(
+            s.store_version, s.lobby_rev, s.touched, wake,
+            tuple(x.user_id for x in s.seats if x.kind == "human"),
+            s.page, s.note, dict(s.timeouts))
+        self.registry.add_pending(Game(
+            s.game_id, s.chat_id, "lobby" if s.status == "lobby" else "playing",
+            s.creator_id, 0.0, s.touched, "", s.seed, "", s.store_version, s.lobby_rev,
+            None, "", wake, s.lobby_code, thread_id=s.thread_id))
+        if wake is not None:
+            heapq.heappush(self._wakes, (wake, s.game_id))
+        log.debug("game %s left memory (idle)", s.game_id)
+
+    def _idle_at_start(self, game: Game, now: float) -> bool:
+        """A game of the start-up untouched for ``idle_evict_after`` seconds that waits
+        for a person (a lobby; a group table with a turn deadline, which only a person's
+        turn has; a solo game whose person is to act): it stays out of memory, as if it
+        had been evicted, so that memory follows the games in play after a restart too.
+        (One process only: with several, the leases decide who runs what.)"""
+        after = self.config.idle_evict_after
+        if after <= 0 or self.coord.shared:
+            return False
+        touched = game.updated if game.status == "lobby" else (game.human_moved or game.updated)
+        if now - touched < after:
+            return False
+        if game.status == "lobby":
+            return True
+        if game.chat_id < 0:
+            return game.deadline is not None
+        try:
+            to_act = int(json.loads(game.snapshot or "{}").get("to_act", -1))
+            seats = seats_from_json(game.seats)
+        except (ValueError, TypeError, AttributeError):
+            return False
+        return 0 <= to_act < len(seats) and seats[to_act].kind == "human"
+
+    def _keep_idle(self, game: Game, now: float) -> None:
+        """Register an idle game of the start-up as evicted (a stub and its ``Kept``)."""
+        wake: float | None = None
+        if game.status == "playing" and game.deadline is not None:
+            half = game.deadline - self.config.turn_timeout / 2
+            wake = half if now < half else game.deadline
+        users = tuple(x.user_id for x in seats_from_json(game.seats) if x.kind == "human")
+        touched = game.updated if game.status == "lobby" else (game.human_moved or game.updated)
+        self.registry.kept[game.game_id] = Kept(game.version, game.lobby_rev, touched, wake,
+                                                users)
+        self.registry.add_pending(dataclasses.replace(
+            game, rules="", seats="", snapshot=None, message_ids="", deadline=wake))
+        if wake is not None:
+            heapq.heappush(self._wakes, (wake, game.game_id))
+
+    def _drop_evicted(self, game_id: int) -> None:
+        """Forget an evicted copy (the game ended, or another process runs it): a touch
+        finds it in storage."""
+        if self.registry.take_kept(game_id) is not None:
+            self.registry.forget_pending(game_id)
+
+    async def wake_due(self) -> int:
+        """Rebuild the evicted games whose turn timer is due within ``WAKE_LEAD``; returns
+        how many were rebuilt."""
+        now = self.config.clock()
+        woken = 0
+        while self._wakes and self._wakes[0][0] - WAKE_LEAD <= now and not self.tasks.closing:
+            wake, gid = heapq.heappop(self._wakes)
+            kept = self.registry.kept.get(gid)
+            game = self.registry.pending.get(gid)
+            if kept is None or kept.wake != wake or game is None:
+                continue  # rebuilt (or ended) meanwhile
+            try:
+                await self._restore_pending(game)
+                woken += 1
+            except StorageError as e:
+                log.warning("game %s: not rebuilt for its timer, trying again: %s", gid, e)
+                heapq.heappush(self._wakes, (wake, gid))
+                break
+        return woken
+
+    async def _evict_forever(self) -> None:
+        """The evictor: rebuilds the evicted games due soon (every second at most) and
+        evicts idle sessions (every ``evict_every`` seconds)."""
+        loop = asyncio.get_running_loop()
+        next_evict = loop.time() + self.config.evict_every
+        while not self.tasks.closing:
+            try:
+                await self.wake_due()
+                if loop.time() >= next_evict:
+                    next_evict = loop.time() + self.config.evict_every
+                    self.evict_idle()
+            except StorageError as e:
+                log.warning("the evictor: the database failed (%s); trying again", e)
+            except Exception:
+                log.exception("the evictor failed")
+            wait = min(1.0, self.config.evict_every, max(0.0, next_evict - loop.time()))
+            if self._wakes:
+                wait = min(wait, max(0.05, self._wakes[0][0] - WAKE_LEAD
+                                     - self.config.clock()))
+            await asyncio.sleep(wait)
+
     def _start_sweeper(self) -> None:
         if self._sweeper is None and not self.tasks.closing:
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever(),
@@ -393,6 +609,15 @@ class RestoreRoom:
         ``game_ttl`` (records kept); prune the in-memory caches.  Returns the games closed."""
         now = self.config.clock()
         closed = 0
+        for gid, kept in list(self.registry.kept.items()):  # evicted and idle for long
+            game = self.registry.pending.get(gid)
+            if game is None:
+                if gid not in self.registry.sessions:
+                    self.registry.take_kept(gid)  # (forgotten elsewhere)
+                continue
+            ttl = self.config.lobby_ttl if game.status == "lobby" else self.config.game_ttl
+            if now - kept.touched >= ttl:
+                await self._restore_pending(game)  # rebuilt, then expired below
         for s in list(self.registry.sessions.values()):
             ttl = self.config.lobby_ttl if s.status == "lobby" else self.config.game_ttl
             if now - s.touched < ttl:

@@ -124,13 +124,15 @@ class GameService:
         computer_level: str = "hard",
         lobby_ttl: float = 30 * 60.0,
         game_ttl: float = 14 * 86400.0,
+        idle_evict_after: float = 600.0,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.time,
         coord: Coordinator | None = None,
     ) -> None:
         config = Config(turn_timeout=turn_timeout, move_delay=move_delay,
                         computer_level=computer_level, lobby_ttl=lobby_ttl, game_ttl=game_ttl,
-                        rng=rng or random.SystemRandom(), clock=clock)
+                        rng=rng or random.SystemRandom(), clock=clock,
+                        idle_evict_after=idle_evict_after)
         registry = Registry(clock)
         tasks = Tasks(registry)
         # several processes on one database (coord.py); the default owns every game

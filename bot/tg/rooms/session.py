@@ -36,6 +36,8 @@ SWEEP_EVERY = 60.0  # seconds between two sweeps for idle lobbies and games
 AWAY_AFTER = 2  # timeouts in a row that put a person's seat on autopilot
 AWAY = "away"  # the ``why`` of a seat on autopilot after timeouts
 CACHE_LIMIT = 10_000  # entries of each in-memory cache (admins, languages, locks)
+IDLE_EVICT_AFTER = 600.0  # seconds untouched before a session leaves memory (0: never)
+WAKE_LEAD = 1.0  # seconds before its timer's next moment an evicted game is rebuilt
 
 ChatKind = Literal["private", "group", "supergroup"]
 
@@ -187,6 +189,13 @@ class Session:
     merge_timer: asyncio.TimerHandle | None = None
     thread_id: int | None = None  # the forum topic of the table (None: General, no topics)
     paused: bool = False  # its topic is closed (or refused a message): nothing runs or is sent
+    # bounded memory (restore.py, eviction): when an update last touched it (clock()), the
+    # deadline its turn timer sleeps towards (None: no timer of known deadline), its live
+    # background tasks (``Tasks.spawn``) and the presses being thought about (hints)
+    used: float = 0.0
+    deadline: float | None = None
+    live: int = 0
+    busy: int = 0
 
     @property
     def place(self) -> Place:

@@ -23,6 +23,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from bot.engine.game import apply, forced_action
 from bot.engine.state import Action, GameState, IllegalAction, Phase
@@ -295,11 +296,34 @@ class TableRoom:
         def sent(mid: int, digest: str, new: bool) -> None:
             s.ids["t"] = [deal, mid, digest]
             s.ids_urgent = s.ids_urgent or new
-            self.ids.save(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
+            self.ids.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
+            self._to_live_copy(s, lambda ids: ids.get("t"), deal, mid, digest,
+                               lambda ids: ids.__setitem__("t", [deal, mid, digest]))
 
         self.outbox.put(s.chat_id, table_key(s.game_id, deal), content, final=final,
                         game=s.game_id,
                         on_sent=sent, thread=s.thread_id)
+
+    def _to_live_copy(self, s: Session, get: Callable[[dict[str, Any]], Any], deal: int,
+                      mid: int, digest: str, put: Callable[[dict[str, Any]], None]) -> None:
+        """A request of an old copy of the game (rebuilt since: several processes) was
+        answered: what that message shows now goes to the live copy, if it knows the same
+        message (its ids are what gets stored; the old copy's are not, ``MessageIds``)."""
+        live = self.registry.get(s.game_id)
+        if live is None or live is s:
+            return
+        known = get(live.ids)
+        if isinstance(known, list) and len(known) >= 2 and known[0] == deal \
+                and known[1] == mid and (len(known) < 3 or known[2] != digest):
+            put(live.ids)
+            self.ids.save(live, self._edit_save())
+
+    def _edit_save(self) -> float:
+        """How late what an edited message shows is stored: soon with several processes
+        (the next process to edit the message compares with it, so that it never repeats
+        an edit the other made: "message is not modified"), within EDIT_SAVE alone (read
+        only after a restart; a clean stop stores it at once)."""
+        return 0.0 if self.coord.shared else EDIT_SAVE
 
     def put_hand(self, s: Session, seat: int, deal: int, content: R.Rendered,
                   final: bool = False) -> None:
@@ -308,7 +332,10 @@ class TableRoom:
         def sent(mid: int, digest: str, new: bool) -> None:
             s.ids.setdefault("h", {})[str(seat)] = [deal, mid, digest]
             s.ids_urgent = s.ids_urgent or new
-            self.ids.save(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
+            self.ids.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
+            self._to_live_copy(s, lambda ids: (ids.get("h") or {}).get(str(seat)), deal, mid,
+                               digest, lambda ids: ids.setdefault("h", {}).__setitem__(
+                                   str(seat), [deal, mid, digest]))
 
         self.outbox.put(user_id, hand_key(s.game_id, seat, deal), content, final=final,
                         on_sent=sent, game=s.game_id)
@@ -367,6 +394,7 @@ class TableRoom:
     def arm(self, s: Session, version: int, deadline: float) -> None:
         if s.timer is not None and not s.timer.done() and s.timer is not asyncio.current_task():
             s.timer.cancel()
+        s.deadline = deadline  # (an idle game may leave memory until shortly before it)
         s.timer = self.tasks.spawn(s, self._time_out(s, version, deadline), f"timer:{s.game_id}")
 
     def _move_seed(self, s: Session, st: GameState, seat: int) -> int:
