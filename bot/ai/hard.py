@@ -7,9 +7,12 @@ other seats' bids and play (``inference``); it stops at the deadline (and after
 ``MAX_SAMPLES``). With many cards left it asks the solver only whether the
 declarer reaches the contract (and reaches it with 20 to spare, or misses it by
 more than 20), which is far faster than the exact value; near the end it uses
-the exact value. Everything else (bidding, the talon, passing, the contract)
-uses the hand estimate of ``evaluate`` with margins chosen for ``hard``; close bids and
-the contract also average in the open-card chance on sampled deals.
+the exact value. Bidding (two and three players) looks at the talons the hand may take
+(``bidding``: per sampled talon the pass and the best contract, the other seats' bids
+weighting the deals); passing and the contract use the hand estimate of ``evaluate``;
+close bids and the contract also average in the open-card chance on sampled deals. Dark
+play, unblinding, concession and bidding with a seat on the barrel compare the choices by
+the expected chance of winning the game (``standing``).
 """
 
 from __future__ import annotations
