@@ -7,9 +7,12 @@ other seats' bids and play (``inference``); it stops at the deadline (and after
 ``MAX_SAMPLES``). With many cards left it asks the solver only whether the
 declarer reaches the contract (and reaches it with 20 to spare, or misses it by
 more than 20), which is far faster than the exact value; near the end it uses
-the exact value. Everything else (bidding, the talon, passing, the contract)
-uses the hand estimate of ``evaluate`` with margins chosen for ``hard``; close bids and
-the contract also average in the open-card chance on sampled deals.
+the exact value. Bidding (two and three players) looks at the talons the hand may take
+(``bidding``: per sampled talon the pass and the best contract, the other seats' bids
+weighting the deals); passing and the contract use the hand estimate of ``evaluate``;
+close bids and the contract also average in the open-card chance on sampled deals. Dark
+play, unblinding, concession and bidding with a seat on the barrel compare the choices by
+the expected chance of winning the game (``standing``).
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ from bot.engine.state import (
     BID,
     CONCEDE,
     CONTRACT,
+    DARK,
     DECLARE,
     GIVE,
+    LIGHT,
     PASS,
     REDEAL,
     Action,
@@ -32,8 +37,16 @@ from bot.engine.state import (
 )
 from bot.engine.views import TableView
 
-from . import normal
-from .evaluate import HARD_WEIGHTS7, HARD_WEIGHTS8, SD7, SD8, chance_at_least, fitted_points
+from . import bidding, normal, standing
+from .evaluate import (
+    HARD_WEIGHTS7,
+    HARD_WEIGHTS8,
+    SD7,
+    SD8,
+    chance_at_least,
+    declarer_points,
+    fitted_points,
+)
 from .inference import TEMPER, Inference, bid_events, bids_log_likelihood
 from .knowledge import Knowledge
 from .solver import Solver, Timeout, to_mask
@@ -72,17 +85,62 @@ def choose(view: TableView, rng: random.Random, deadline: float | None) -> Actio
         if act is not None:
             return act
     three = len(view.active) == 3  # the fitted estimate is for hands of seven and eight
-    if three and ph == Phase.BIDDING and view.kind.value != "dark":
+    two = len(view.active) == 2 and not view.rules.stock_mode
+    if ph == Phase.DARK:
+        return choose_dark(view)
+    if ph == Phase.BIDDING and view.kind.value == "dark":
+        return choose_unblind(view, rng, deadline)
+    if (three or two) and ph == Phase.BIDDING:
         return choose_bid(view, rng, deadline)
     if three and ph == Phase.PASSING:
         return choose_pass(view)
     if three and ph == Phase.CONTRACT:
         return choose_contract(view, rng, deadline)
+    if two and ph == Phase.CONTRACT:
+        return choose_contract_two(view)
     return normal.choose(view, rng)
 
 
+# --- decisions in the game's terms (``standing``) ----------------------------------------
+
+DARK_CHANCE = 0.32  # a forehand's chance of making 120 on unseen cards (see the docs)
+BARREL_BID = 0.05  # on the barrel: bid with at least this chance of making M
+
+
+def choose_dark(view: TableView) -> Action:
+    """Dark only when the game's standing says the gamble is worth it (±240)."""
+    if Action(DARK) not in view.legal or Action(LIGHT) not in view.legal:
+        return normal.choose(view, random.Random(0))
+    dark = standing.game_value(view, standing.declarer_outcomes(
+        view, view.seat, 120, DARK_CHANCE, factor=2))
+    light = standing.game_value(view, [standing.Outcome(1.0, (0,) * len(view.totals))])
+    return Action(DARK) if dark > light else Action(LIGHT)
+
+
+def choose_unblind(view: TableView, rng: random.Random, deadline: float | None) -> Action:
+    """Unblind a dark game (bid 125) when declaring from here is worth more in the game
+    than letting the forehand play dark."""
+    bids = sorted(a.value for a in view.legal if a.kind == BID)
+    if not bids:
+        return Action(PASS)
+    b = bids[0]
+    look = bidding.outlook(view, rng, _soon(deadline, 0.5))
+    if look is None:
+        return normal.choose(view, rng)
+    p = bidding.make_chance(look, b)
+    mine = standing.game_value(view, standing.declarer_outcomes(view, view.seat, b, p))
+    dark = standing.game_value(view, standing.declarer_outcomes(
+        view, view.forehand, 120, DARK_CHANCE, factor=2))
+    return Action(BID, value=b) if mine > dark else Action(PASS)
+
+
+def _soon(deadline: float | None, share: float) -> float:
+    now = time.monotonic()
+    end = now + DEFAULT_THINK if deadline is None else deadline
+    return now + share * max(end - now, 0.0)
+
+
 DEFENDER_VALUE = 60.0  # a contract must promise this much more than defending (tuned)
-CONCEDE_BELOW = 0.0  # concede when the chance of making the bid is below this
 
 
 BID_SAMPLES = 24  # open-card deals behind a bid
@@ -153,10 +211,59 @@ def choose_bid(view: TableView, rng: random.Random | None = None,
 
 def bid_decision(view: TableView, rng: random.Random | None = None,
                  deadline: float | None = None) -> tuple[Action, float]:
-    """The bid (or pass) and the chance of reaching the lowest bid open (1.0: none)."""
+    """The bid (or pass) and the chance of reaching the lowest bid (1.0: none).
+
+    The chance is over the talons the hand may take (``bidding.outlook``). Off the barrel
+    it bids when the expected score of declaring at the bid, naming the best contract for
+    each talon, reaches ``DEFENDER_VALUE``; close calls (three players) also average in the
+    open-card chance. With a seat on the barrel the choice is made on the game's standing.
+    """
     bids = sorted(a.value for a in view.legal if a.kind == BID)
     if not bids:
         return Action(PASS), 1.0
+    b = bids[0]
+    look = bidding.outlook(view, rng or random.Random(0), _soon(deadline, 0.4))
+    if look is None:
+        return _old_bid_decision(view, rng, deadline)
+    p = bidding.make_chance(look, b)
+    r = view.rules
+    bid, stay = (Action(BID, value=b), 1.0), Action(PASS)
+    if r.barrel and view.barrel[view.seat] >= 0:
+        if not r.barrel_fail_costs_contract:
+            # a failed contract costs only the try the deal uses anyway; a made one wins
+            return (bid[0] if p >= BARREL_BID else stay), p
+        mine = standing.game_value(view, standing.declarer_outcomes(view, view.seat, b, p))
+        other = standing.game_value(view, [standing.Outcome(1.0, (0,) * len(view.totals))])
+        return (bid[0] if mine > other else stay), p
+    rivals = [s for s in view.active if s != view.seat and r.barrel and view.barrel[s] >= 0
+              and not view.passed[s]]
+    if rivals:  # passing lets the sitter play for the game
+        s = rivals[0]
+        mine = standing.game_value(view, standing.declarer_outcomes(view, view.seat, b, p))
+        theirs = standing.game_value(view, standing.declarer_outcomes(
+            view, s, max(r.barrel_min_bid, view.bid), standing.BARREL_TRY))
+        return (bid[0] if mine > theirs else stay), p
+    value = bidding.declarer_value(look, b, r.bid_step)
+    limit = DEFENDER_VALUE if len(view.active) == 3 else DEFENDER_VALUE_TWO
+    if (len(view.active) == 3 and abs(value - limit) < CLOSE and rng is not None
+            and deadline is not None):
+        q = bid_chance(view, b, rng, deadline)
+        if q is not None:
+            value = 0.5 * (value + b * (2 * q - 1))
+            p = 0.5 * (p + q)
+    return (bid[0] if value >= limit else stay), p
+
+
+DEFENDER_VALUE_TWO = 50.0  # two players: what declaring must promise (a choice, untuned)
+CLOSE = 25.0  # a bid this close to the limit also asks the open-card search
+
+
+def _old_bid_decision(view: TableView, rng: random.Random | None = None,
+                      deadline: float | None = None) -> tuple[Action, float]:
+    """main's rule (before the talon outlook): the fitted chance of the hand of seven."""
+    bids = sorted(a.value for a in view.legal if a.kind == BID)
+    if not bids or len(view.active) != 3:
+        return normal.choose_bid(view), 1.0
     b = bids[0]
     est = fitted_points(view.hand, HARD_WEIGHTS7)
     p = chance_at_least(est, b, SD7)
@@ -268,13 +375,41 @@ def contract_decision(view: TableView, rng: random.Random | None = None,
         dd = contract_chances(view, values, rng, deadline)
         if dd is not None:
             chance = {c: 0.5 * (chance[c] + q) for c, q in zip(values, dd, strict=True)}
-    best = max(values, key=lambda c: (c * (2 * chance[c] - 1), -c))
     r = view.rules
-    p = chance_at_least(est, view.bid, SD8)
-    limit = 0.3 if r.rospis_keeps_contract else CONCEDE_BELOW
-    if any(a.kind == CONCEDE for a in view.legal) and p < limit:
-        return Action(CONCEDE), p
-    return Action(CONTRACT, value=best), chance[best]
+    if r.barrel and view.barrel[view.seat] >= 0 and not r.barrel_fail_costs_contract:
+        # on the barrel a made contract wins whatever its size: the likeliest one
+        best = max(values, key=lambda c: (chance[c], -c))
+    else:
+        best = max(values, key=lambda c: (c * (2 * chance[c] - 1), -c))
+    return _concede_or(view, best, chance[best])
+
+
+def _concede_or(view: TableView, best: int, p: float) -> tuple[Action, float]:
+    """Concede when the game's standing after conceding beats playing ``best``."""
+    if any(a.kind == CONCEDE for a in view.legal):
+        factor = 2 if view.kind.value in ("dark", "golden") else 1
+        play = standing.game_value(view, standing.declarer_outcomes(
+            view, view.seat, best, p, factor))
+        give_up = standing.game_value(view, [standing.concession_outcome(view, factor)])
+        if give_up > play:
+            return Action(CONCEDE), p
+    return Action(CONTRACT, value=best), p
+
+
+def choose_contract_two(view: TableView) -> Action:
+    """Two players: the contract with the best expected score on the calibrated estimate
+    of the hand kept (``bidding``)."""
+    values = sorted(a.value for a in view.legal if a.kind == CONTRACT)
+    if not values:
+        return normal.choose_contract(view)
+    est = bidding.TWO_A + bidding.TWO_B * declarer_points(view.hand, players=2)
+    est += bidding.PLAY_EDGE
+    chance = {c: chance_at_least(est, c, bidding.SD2) for c in values}
+    if view.rules.barrel and view.barrel[view.seat] >= 0:
+        best = max(values, key=lambda c: (chance[c], -c))
+    else:
+        best = max(values, key=lambda c: (c * (2 * chance[c] - 1), -c))
+    return _concede_or(view, best, chance[best])[0]
 
 
 class PlayScores:

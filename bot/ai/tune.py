@@ -20,7 +20,7 @@ from bot.engine.state import Action, Phase
 from bot.engine.views import view
 
 from . import normal
-from .evaluate import features
+from .evaluate import declarer_points, features
 
 
 def sample_deals(n: int, seed: int) -> list[tuple[dict[str, float], dict[str, float], int]]:
@@ -51,6 +51,37 @@ def sample_deals(n: int, seed: int) -> list[tuple[dict[str, float], dict[str, fl
             st = apply(st, a)
         res = st.history[-1]
         out.append((features(hand7), features(hand8), res.points[res.declarer]))
+    return out
+
+
+def sample_deals2(n: int, seed: int) -> list[tuple[float, int]]:
+    """Two players (two talons): the dealer's opponent declares at 100, takes a talon and
+    puts two cards back as ``normal``; ``normal``'s estimate of the kept ten cards
+    (``evaluate.declarer_points``, two players) against the points it took."""
+    rules = make_rules("classic", players=2, redeal_hand_below=None, redeal_four_nines=False,
+                       redeal_three_nines="off", redeal_four_jacks=False,
+                       redeal_talon_below=None, redeal_talon_two_nines=False,
+                       rospis=False)
+    out: list[tuple[float, int]] = []
+    rng = random.Random(seed)
+    for k in range(n):
+        dealer = k % 2
+        st = deal(new_game(rules, seed=None, first_dealer=dealer),
+                  layout_from_seed(rng.getrandbits(62), rules, dealer))
+        kept: tuple[int, ...] = ()
+        while st.phase not in (Phase.DEALING, Phase.GAME_OVER):
+            v = view(st, st.to_act)
+            if st.phase == Phase.BIDDING:
+                a = Action("pass")
+            elif st.phase == Phase.CONTRACT:
+                a = Action("contract", value=v.legal[0].value)
+            else:
+                a = normal.choose(v, rng)
+            if st.phase == Phase.PLAY and not kept and st.deal is not None:
+                kept = st.deal.hands[st.deal.declarer]
+            st = apply(st, a)
+        res = st.history[-1]
+        out.append((declarer_points(kept, players=2), res.points[res.declarer]))
     return out
 
 
@@ -89,6 +120,17 @@ def fit(rows: list[tuple[dict[str, float], int]]) -> tuple[dict[str, float], flo
 
 def main(argv: list[str]) -> int:
     n = int(argv[0]) if argv else 4000
+    if argv[1:] == ["--two"]:  # a line through (estimate, points taken) and its spread
+        rows2 = sample_deals2(n, 1)
+        mx = sum(x for x, _ in rows2) / n
+        my = sum(y for _, y in rows2) / n
+        b = (sum((x - mx) * (y - my) for x, y in rows2)
+             / sum((x - mx) ** 2 for x, _ in rows2))
+        a = my - b * mx
+        sd = (sum((y - a - b * x) ** 2 for x, y in rows2) / n) ** 0.5
+        print(f"two players: points = {a:.2f} + {b:.3f} * estimate, residual sd {sd:.1f} "
+              f"on {n} deals")
+        return 0
     data = sample_deals(n, 1)
     for label, idx in (("HARD_WEIGHTS7", 0), ("HARD_WEIGHTS8", 1)):
         w, sd = fit([(row[0] if idx == 0 else row[1], row[2]) for row in data])
