@@ -20,6 +20,7 @@ from bot.engine.rules import (
 )
 from bot.i18n import Lang, esc, norm_lang, t
 from bot.tg.model import (
+    PACES,
     SeatInfo,
     deal_number,
     seats_from_json,
@@ -66,7 +67,7 @@ class LobbyRoom:
 
     def lobby_info(self, s: Session) -> R.LobbyInfo:
         return R.LobbyInfo(s.game_id, s.lobby_rev, s.rules, s.labels(), s.level, s.note, s.page,
-                           s.forced, bool(s.ids.get("hints", False)))
+                           s.forced, bool(s.ids.get("hints", False)), s.pace)
 
     def show_lobby(self, s: Session) -> None:
         info = self.lobby_info(s)
@@ -182,7 +183,7 @@ class LobbyRoom:
         if not manager:
             return Answer(t(lang, "popup.only_creator"))
         if c.version != s.lobby_rev and verb in (cb.SET, cb.PLAYERS, cb.PRESET, cb.LEVEL,
-                                                 cb.FORCED, cb.HINTS):
+                                                 cb.FORCED, cb.HINTS, cb.PACE):
             return Answer(t(lang, "popup.stale"))
         if verb == cb.ADD_AI:
             if len(s.seats) >= s.rules.players:
@@ -213,6 +214,12 @@ class LobbyRoom:
             return await self.saved(s)
         if verb == cb.HINTS:  # a table setting too: 💡 on the hand messages
             s.ids["hints"] = c.arg == "1"
+            self.ids.save(s, 0.0)
+            return await self.saved(s)
+        if verb == cb.PACE:  # a table setting too: the turn's time (model.PACES)
+            if c.arg not in PACES or s.solo:
+                return Answer(t(lang, "popup.unknown"))
+            s.ids["pace"] = c.arg
             self.ids.save(s, 0.0)
             return await self.saved(s)
         if verb == cb.PLAYERS:
@@ -404,6 +411,8 @@ class LobbyRoom:
                         title=str(ids.get("title", "")) if isinstance(ids, dict) else "",
                         thread_id=thread)
             s.ids = {"level": level, "title": s.title}
+            if isinstance(ids, dict) and ids.get("pace") in PACES:  # the rematch's pace too
+                s.ids["pace"] = ids["pace"]
             self.registry.register(s)
             await self.start(s)
         return Answer()

@@ -41,6 +41,7 @@ from bot.tg.rooms.session import (
     Session,
     hand_key,
     lobby_key,
+    reminder_key,
     table_key,
 )
 from bot.tg.rooms.table import TableRoom
@@ -319,6 +320,8 @@ class RestoreRoom:
         for seat, why in rep.auto.items():
             s.seats[seat].auto = True
             s.seats[seat].why = why
+        if rep.pace is not None:  # a keeper changed the pace during the game
+            s.ids["pace"] = rep.pace
         cur = deal_number(rep.state)
         t_ids = ids.get("t")
         if isinstance(t_ids, list) and len(t_ids) >= 2:
@@ -335,16 +338,30 @@ class RestoreRoom:
                                   digest, override=self.coord.shared)
                 if int(h[0]) != cur and not s.shown_deal:
                     s.shown_deal = int(h[0])
+        st = rep.state
+        for seat_s, p in list((ids.get("p") or {}).items()):  # the pings out (table.py)
+            if not (isinstance(p, list) and len(p) >= 3 and seat_s.isdigit()
+                    and int(seat_s) < len(s.seats)):
+                continue
+            seat = int(seat_s)
+            self.outbox.known(s.seats[seat].user_id, reminder_key(s.game_id, seat), int(p[1]),
+                              None)
+            s.reminded.add(seat)
+            if p[0] != st.version or st.to_act != seat or st.phase == Phase.GAME_OVER:
+                self.table.forget_reminder(s, seat)  # answered before the restart
         self.registry.register(s)
         if rep.state.phase == Phase.GAME_OVER:  # the outcome was stored with the last move
             return
+        deadline = None
+        if not s.solo and st.to_act >= 0 and not s.seats[st.to_act].played_by_computer:
+            deadline = game.deadline if game.deadline is not None else \
+                self.table.deadline(s, st)
+            if deadline is not None:
+                s.since = self.table.began(s, deadline)
         self.table.refresh(s)
-        st = rep.state
         if st.to_act >= 0 and s.seats[st.to_act].played_by_computer:
             self.table.schedule(s)
-        elif not s.solo and st.to_act >= 0 and not s.paused:
-            deadline = game.deadline if game.deadline is not None else \
-                self.config.clock() + self.config.turn_timeout
+        elif deadline is not None and not s.paused:
             self.table.arm(s, st.version, deadline)
 
     async def reload(self, s: Session) -> None:
