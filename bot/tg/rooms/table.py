@@ -508,9 +508,10 @@ class TableRoom:
         """A person's turn: the "your move" ping, the reminders, and at a quick or normal
         table the move made for them when the time is out.
 
-        * quick and normal: one ping when the turn began, or — if they pressed at this table
-          within ``ping_quiet`` — once they have been silent that long (someone playing
-          fast is never pinged); the reminder at half the time edits that message (a new
+        * quick and normal: one ping once the person has been silent at this table for
+          ``ping_quiet`` seconds of their turn (no press since the turn began, or since
+          their last press in it): someone who answers within that is never pinged, however
+          long the others took; the reminder at half the time edits that message (a new
           message only if there was no ping: never two notifications a turn);
         * unhurried: no ping at first (the game waits); after ``unhurried_ping_after`` one
           ping, after ``unhurried_ping_again`` (from the turn's start) a second one that
@@ -538,7 +539,7 @@ class TableRoom:
             return
         half = deadline - timeout / 2
         while self.pings_sent(s, seat, version) < 1:
-            at = max(began, s.pressed.get(uid, -math.inf) + cfg.ping_quiet)
+            at = max(began, s.pressed.get(uid, -math.inf)) + cfg.ping_quiet
             if at >= half:
                 break  # the reminder is their ping
             if at > cfg.clock():
@@ -626,28 +627,45 @@ class TableRoom:
 
     def _pin(self, s: Session, mid: int) -> None:
         """The table's message is pinned silently while the game is on (the one before
-        unpinned), when the bot may pin in the group; a refusal is remembered (``ids["pin"]``
-        0: not again this game)."""
-        pinned = s.ids.get("pin")
-        if s.solo or pinned == 0 or pinned == mid or self.tasks.closing:
+        unpinned), when the bot may pin in the group: asked once a game (getChatMember of
+        the bot: can_pin_messages), the answer kept in ``ids["pin_ok"]``; ``ids["pin"]`` is
+        the message pinned now."""
+        if s.solo or s.paused or s.ids.get("pin_ok") is False or s.ids.get("pin") == mid \
+                or self.tasks.closing:
             return
-        s.ids["pin"] = mid
-        self.ids.save(s, EDIT_SAVE)
 
         async def run() -> None:
+            if s.ids.get("pin_ok") is None:
+                try:
+                    me = await self.bot.get_chat_member(s.chat_id, self.bot.id)
+                except TelegramError as e:  # (asked again with the next table)
+                    log.info("game %s: the bot's rights unknown: %s", s.game_id, e)
+                    return
+                s.ids["pin_ok"] = me.status == "creator" or (
+                    me.status == "administrator" and bool(getattr(me, "can_pin_messages", False)))
+                self.ids.save(s, EDIT_SAVE)
+            if not s.ids.get("pin_ok") or s.status != "playing" or s.ids.get("pin") == mid:
+                return
+            before = s.ids.get("pin")
+            s.ids["pin"] = mid
+            self.ids.save(s, EDIT_SAVE)
             try:
                 await self.bot.pin_chat_message(s.chat_id, mid, disable_notification=True)
             except (BadRequest, Forbidden) as e:
                 log.info("game %s: the table is not pinned (%s)", s.game_id, e.message)
+                s.ids["pin_ok"] = False
                 if s.ids.get("pin") == mid:
-                    s.ids["pin"] = 0
-                    self.ids.save(s, EDIT_SAVE)
+                    s.ids["pin"] = before
+                self.ids.save(s, EDIT_SAVE)
                 return
             except TelegramError as e:  # (a network error: the next table tries again)
                 log.info("game %s: pinning the table failed: %s", s.game_id, e)
                 return
-            if isinstance(pinned, int) and pinned > 0:
-                await self._unpin_now(s, pinned)
+            if s.status != "playing":  # the game ended meanwhile
+                s.ids["pin"] = None
+                await self._unpin_now(s, mid)
+            if isinstance(before, int) and before > 0 and before != mid:
+                await self._unpin_now(s, before)
 
         self.tasks.spawn_free(run(), f"pin:{s.game_id}")
 
