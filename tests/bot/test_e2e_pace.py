@@ -109,7 +109,12 @@ async def take_turns(server: FakeTelegramServer, app: ThousandApplication, gid: 
             return all(m.deleted for m in mine)
 
         # the turn is over: its ping (if any) is deleted
-        await server.wait_for(gone, timeout, what="the answered ping deleted")
+        try:
+            await server.wait_for(gone, timeout, what="the answered ping deleted")
+        except TimeoutError:
+            left = [(m.message_id, m.first_text, m.text) for m in mine if not m.deleted]
+            raise AssertionError(f"{user.first_name}: pings not deleted: {left}; "
+                                 f"{session(app, gid)}") from None
         if on_turn is not None:
             on_turn(seat, before, len(mine))
 
@@ -308,6 +313,13 @@ async def test_the_table_is_pinned_silently_and_unpinned_at_the_end(
         assert isinstance(t_ids, list)
         new = server.message(GROUP, t_ids[1])
         await server.wait_for(lambda: new.pinned and not table.pinned, what="the new pin")
+        await server.send_text(anna, GROUP, "/pace unhurried")
+        await server.wait_for(lambda: "Темп стола теперь: без спешки" in txt(new))
+        await asyncio.sleep(0.3)
+        for m in server.sent_by_bot(GROUP):  # the transcript, as the group reads it
+            print(f"--- group #{m.message_id}{' (pinned)' if m.pinned else ''}\n{txt(m)}")
+        for m in server.sent_by_bot(vera):
+            print(f"--- Вера #{m.message_id}{' (deleted)' if m.deleted else ''}\n{txt(m)}")
         await server.send_text(anna, GROUP, "/stop")
         await server.wait_for(lambda: not new.pinned, what="unpinned at the end")
         assert not any(m.pinned for m in server.bot_messages(GROUP))
@@ -392,7 +404,9 @@ async def test_the_pace_and_its_change_survive_a_kill(server: FakeTelegramServer
                                              predicate=lambda m: "Темп стола:" in txt(m))
         assert "без спешки" in txt(told)
         await server.send_text(anna, GROUP, "/pace quick")
-        await server.wait_for(lambda: "Темп стола теперь: быстрый" in txt(lobby), 20)
+        await server.wait_for(lambda: any("Темп стола теперь: быстрый" in txt(m)
+                                          for m in server.bot_messages(GROUP)), 20)
+        assert "Темп стола теперь: быстрый" in txt(lobby)  # the lobby message is the table
         proc.send_signal(signal.SIGKILL)
         await asyncio.wait_for(proc.wait(), 10)
         async with Storage.open(db) as store:

@@ -333,8 +333,9 @@ class LobbyRoom:
         self.registry.register(s)
         if not s.solo:
             self.outbox.rename(s.chat_id, lobby_key(s.game_id), table_key(s.game_id, 1))
-            if "lobby" in s.ids:
-                s.ids["t"] = [deal_number(state), s.ids.pop("lobby")]
+            if "lobby" in s.ids:  # the lobby message is the table now (stored at once: a
+                s.ids["t"] = [deal_number(state), s.ids.pop("lobby")]  # restart edits it)
+                self.ids.save(s, 0.0)
         elif "lobby" in s.ids:  # the solo setup message keeps what was chosen, no buttons
             s.ids.pop("lobby")
             self.outbox.put(s.chat_id, lobby_key(s.game_id),

@@ -488,9 +488,11 @@ class TableRoom:
         s.pings[seat] = (version, n)
 
         def sent(mid: int, digest: str, new: bool) -> None:
-            if self.registry.live(s) and s.pings.get(seat, (-1, 0))[0] == version:
+            if self.registry.live(s) and s.pings.get(seat) == (version, n):
                 s.ids.setdefault("p", {})[str(seat)] = [version, mid, n]
                 self.ids.save(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
+            elif new:  # the turn ended while it was on its way: it goes at once
+                self.outbox.delete(uid, mid)
 
         self.outbox.put(uid, key, R.Rendered(text), on_sent=sent)
 
