@@ -130,14 +130,14 @@ async def test_an_unhurried_table_waits_for_a_slow_person_and_reaches_its_winner
         nonlocal gaps
         if seat == 2 and n % 6 == 3:  # Вера answers only after a long gap now and then
             gaps += 1
-            return 1.2  # > TURN_TIMEOUT, > UNHURRIED_PING_AFTER
+            return 1.6  # > TURN_TIMEOUT, > UNHURRIED_PING_AFTER
         return 0.0
 
     def on_turn(seat: int, before: int, after: int) -> None:
         per_turn.append((seat, after - before))
 
     async with running(server, db, seed=5, turn_timeout=0.6, quick_turn_timeout=0.3,
-                       unhurried_ping_after=0.5, unhurried_ping_again=60,
+                       unhurried_ping_after=0.9, unhurried_ping_again=60,
                        ping_quiet=0.0) as app:
         await start_private(server, anna, boris, vera)
         gid, lobby = await open_table(server, app, GROUP, anna, [boris, vera], start=False)
@@ -188,6 +188,8 @@ async def test_unhurried_reminds_again_after_hours_one_message_at_a_time(
         version = s.state.version
         first = await server.wait_for(lambda: pings(server, who) or None, 5, what="ping 1")
         assert len(first) == 1 and not first[0].deleted
+        await idle(app)
+        await service(app).restore.sweep()  # (the seated people's private chats are kept)
         def two() -> list[FakeMessage] | None:
             mine = pings(server, who)
             return mine if len(mine) == 2 else None

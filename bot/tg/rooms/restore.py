@@ -438,4 +438,7 @@ class RestoreRoom:
     def _prune(self) -> None:
         self.people.prune(list(self.registry.sessions.values()))
         self.registry.prune()
-        self.outbox.prune(self.registry.busy_chats())
+        # (the private chats of seated people too: their hand and ping slots are live)
+        seated = {x.user_id for s in self.registry.sessions.values() for x in s.seats
+                  if x.kind == "human"}
+        self.outbox.prune(self.registry.busy_chats() | seated)
