@@ -128,16 +128,16 @@ async def test_an_unhurried_table_waits_for_a_slow_person_and_reaches_its_winner
 
     def gap(seat: int, n: int) -> float:
         nonlocal gaps
-        if seat == 2 and n % 6 == 3:  # Вера answers only after a long gap now and then
+        if seat == 2 and n % 10 == 5:  # Вера answers only after a long gap now and then
             gaps += 1
-            return 1.6  # > TURN_TIMEOUT, > UNHURRIED_PING_AFTER
+            return 2.6  # > TURN_TIMEOUT, > UNHURRIED_PING_AFTER
         return 0.0
 
     def on_turn(seat: int, before: int, after: int) -> None:
         per_turn.append((seat, after - before))
 
     async with running(server, db, seed=5, turn_timeout=0.6, quick_turn_timeout=0.3,
-                       unhurried_ping_after=0.9, unhurried_ping_again=60,
+                       unhurried_ping_after=2.0, unhurried_ping_again=60,
                        ping_quiet=0.0) as app:
         await start_private(server, anna, boris, vera)
         gid, lobby = await open_table(server, app, GROUP, anna, [boris, vera], start=False)
