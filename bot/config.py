@@ -40,6 +40,24 @@ class Settings(BaseSettings):
     turn_timeout: float = Field(
         90.0, gt=0, le=86400, description="Seconds a person has for a move at a shared table."
     )
+    quick_turn_timeout: float = Field(
+        30.0, gt=0, le=86400, description="Seconds a person has for a move at a quick table."
+    )
+    unhurried_ping_after: float = Field(
+        300.0, gt=0, le=30 * 86400,
+        description="Seconds an unhurried table waits before it reminds the person to move "
+                    "(a private message).",
+    )
+    unhurried_ping_again: float = Field(
+        3 * 3600.0, gt=0, le=30 * 86400,
+        description="Seconds after the turn began when an unhurried table reminds once more "
+                    "(the first reminder is deleted).",
+    )
+    ping_quiet: float = Field(
+        15.0, ge=0, le=3600,
+        description="A person who pressed at the table this recently is not told at once "
+                    "that it is their move: only if they stay silent this long.",
+    )
     computer_move_delay: float = Field(
         1.0, ge=0, le=60,
         description="Seconds between computer moves (0 in tests); the replies to a "

@@ -5,7 +5,8 @@
   for a move (``by``: ``h`` a person, ``c`` a computer seat, ``t`` a computer move made for a
   person whose time ran out, ``a`` a computer playing a seat whose person left or blocked the
   bot) and ``{"s": seat, "ctl": "auto" | "human", "why": …}`` when a seat is handed to the
-  computer or taken back.
+  computer or taken back, and ``{"pace": "quick" | "normal" | "unhurried", "uid": user}``
+  when a keeper changes the table's pace during the game (``PACES``).
 * ``replay`` rebuilds a game from its record; ``sheet_row`` is the score-sheet JSON of a deal.
 """
 
@@ -27,6 +28,11 @@ BY_COMPUTER = "c"
 BY_TIMEOUT = "t"
 BY_AUTO = "a"
 BY_FORCED = "f"  # a person's only legal action, played at once
+
+QUICK = "quick"
+NORMAL = "normal"
+UNHURRIED = "unhurried"
+PACES = (QUICK, NORMAL, UNHURRIED)  # a table's pace: its turn timeout (none when unhurried)
 
 
 @dataclass(slots=True)
@@ -74,7 +80,7 @@ def seats_from_json(text: str) -> list[SeatInfo]:
 class Event:
     """Something the table is told that the engine's views do not say by themselves."""
 
-    code: str  # "unblind", "timeout", "auto", "back"
+    code: str  # "unblind", "timeout", "auto", "back", "pace" (``why``: the new pace)
     seat: int
     value: int = 0
     why: str = ""
@@ -86,6 +92,10 @@ def move_record(seat: int, action: str, by: str) -> str:
 
 def control_record(seat: int, ctl: Literal["auto", "human"], why: str) -> str:
     return json.dumps({"s": seat, "ctl": ctl, "why": why})
+
+
+def pace_record(pace: str, user_id: int) -> str:
+    return json.dumps({"pace": pace, "uid": user_id})
 
 
 def move_events(before: GameState, after: GameState, seat: int, action: str,
@@ -106,6 +116,7 @@ class Replayed:
     auto: dict[int, str] = field(default_factory=dict)  # seat -> why, seats now played by AI
     events: dict[int, list[Event]] = field(default_factory=dict)  # deal number -> events
     moves: int = 0
+    pace: str | None = None  # the last pace a keeper set during the game (None: unchanged)
 
 
 def deal_number(state: GameState) -> int:
@@ -117,6 +128,12 @@ def replay(rules: Rules, seed: int, records: list[str]) -> Replayed:
     out = Replayed(new_game(rules, seed))
     for text in records:
         rec = json.loads(text)
+        if "pace" in rec:  # a keeper changed the pace: a line on the table of this deal
+            if rec["pace"] in PACES:
+                out.pace = str(rec["pace"])
+                out.events.setdefault(deal_number(out.state), []).append(
+                    Event("pace", -1, why=out.pace))
+            continue
         seat = int(rec["s"])
         if "ctl" in rec:
             if rec["ctl"] == "auto":

@@ -89,7 +89,7 @@ async def test_command_menu_and_help_in_two_languages(server: FakeTelegramServer
         for lang in ("ru", "uk", "en", ""):
             names = [c["command"] for c in server.commands(language_code=lang)]
             assert names == ["newgame", "score", "export", "rules", "table", "lang", "help",
-                             "stats", "top", "leave", "stop"], lang
+                             "stats", "top", "leave", "stop", "pace"], lang
         assert server.commands(language_code="en")[0]["description"] == "New game"
         assert server.commands(language_code="ru")[0]["description"] == "Новая партия"
         assert server.commands(language_code="uk")[0]["description"] == "Нова партія"

@@ -431,3 +431,35 @@ def test_a_seat_whose_time_ran_out_twice_gets_one_line() -> None:
     events = (Event("timeout", 1), Event("timeout", 1), Event("timeout", 0))
     text = R.render_table("ru", public_view(st), R.TableInfo(3, SEATS[:3], events)).text
     assert text.count("время вышло") == 2 and text.count("Борис &lt;b&gt;: время вышло") == 1
+
+
+def test_the_sheet_legend_escapes_the_barrel_back_mark() -> None:
+    """"<" (back from the barrel) in the legend is HTML-escaped: a raw one made Telegram
+    refuse the final sheet ("unsupported start tag")."""
+    from tests.fakeapi.formatting import parse_formatted
+
+    row = {"n": 1, "dealer": 0, "kind": "normal", "declarer": 0, "bid": 100, "contract": 100,
+           "outcome": "made", "points": [0, 0, 0], "scores": [0, 0, 0], "totals": [880, 0, 0],
+           "marks": [["barrel_back"], [], []], "notes": [], "winner": -1}
+    labels = tuple(R.SeatLabel(n, False) for n in ("Анна", "Борис", "Вера"))
+    for lang in LANGS:
+        text = R.render_score(lang, [row], labels)
+        parse_formatted(text, "HTML")  # raises on a tag Telegram refuses
+        assert "&lt;" in text
+
+
+def test_an_unhurried_table_says_its_pace_and_since_when_it_waits() -> None:
+    from tests.fakeapi.formatting import parse_formatted
+
+    st = new_game(make_rules("classic"), 3)
+    labels = tuple(R.SeatLabel(n, False) for n in ("Анна", "Борис", "Вера"))
+    for lang in LANGS:
+        info = R.TableInfo(1, labels, (Event("pace", -1, why="unhurried"),), pace="unhurried",
+                           since=1_800_000_000.0)
+        out = R.render_table(lang, public_view(st), info)
+        parsed = parse_formatted(out.text, "HTML")
+        text, entities = parsed.text, parsed.entities
+        assert R.pace_name(lang, "unhurried") in text
+        assert [e["unix_time"] for e in entities if e["type"] == "date_time"] == [1_800_000_000]
+        quick = R.render_table(lang, public_view(st), R.TableInfo(1, labels, pace="quick"))
+        assert R.pace_name(lang, "quick") in quick.text and "tg-time" not in quick.text

@@ -19,12 +19,13 @@ import pytest
 
 from bot.engine.rules import PRESETS, RULE_IDS, RULE_SPECS
 from bot.i18n import CATALOGS, LANGS, PLURALS, placeholders
+from bot.tg.model import PACES
 
 # Latin words a Russian or Ukrainian text may contain: command arguments (presets, levels,
 # languages), rule ids and the values of choice rules (as typed in /newgame and /rules),
 # "English"
 ALLOWED_LATIN = frozenset(
-    {*LANGS, "English", "random", "normal", "hard", *PRESETS, *RULE_IDS}
+    {*LANGS, "English", "random", "normal", "hard", *PRESETS, *RULE_IDS, *PACES}
     | {str(o) for spec in RULE_SPECS.values() for o in spec.options if isinstance(o, str)}
 )
 # The languages' names in themselves (/lang), which any text may show

@@ -297,6 +297,7 @@ NOT_MODIFIED: Final = (
 )
 EDIT_NOT_FOUND: Final = "Bad Request: message to edit not found"
 DELETE_NOT_FOUND: Final = "Bad Request: message to delete not found"
+DELETE_LIMIT: Final = 48 * 3600.0  # seconds a message may be deleted after it was sent
 CANT_INITIATE: Final = "Forbidden: bot can't initiate conversation with a user"
 BLOCKED: Final = "Forbidden: bot was blocked by the user"
 CHAT_NOT_FOUND: Final = "Bad Request: chat not found"
@@ -638,6 +639,7 @@ class FakeMessage:
     history: list[MessageVersion] = field(default_factory=list, repr=False)
     deleted: bool = False
     pinned: bool = False
+    pin_silent: bool = False  # pinned with disable_notification
     caption: str | None = None
     photo: StoredFile | None = field(default=None, repr=False)
     document: StoredFile | None = field(default=None, repr=False)
@@ -826,6 +828,7 @@ class FakeChat:
     is_forum: bool = False
     topics: dict[int, FakeTopic] = field(default_factory=dict, repr=False)
     bot_can_manage_topics: bool = True  # the right, when the bot is an administrator
+    bot_can_pin_messages: bool = True  # the right, when the bot is an administrator
 
     @property
     def is_group(self) -> bool:
@@ -1223,13 +1226,16 @@ class FakeTelegramServer:
         username: str | None = None,
         is_forum: bool = False,
         bot_can_manage_topics: bool = True,
+        bot_can_pin_messages: bool = True,
     ) -> FakeChat:
         """A group (ids like -4xxxxxxxxx) or supergroup (ids like -100xxxxxxxxxx).
 
         ``admins`` are members too; the creator is ``creator`` or else the first admin.
         ``bot_status`` is "member", "administrator", "left" or "kicked".  ``is_forum``: a
         supergroup with topics (it has General, topic 1; add topics with create_topic);
-        ``bot_can_manage_topics``: the bot's can_manage_topics right when it is an admin.
+        ``bot_can_manage_topics``: the bot's can_manage_topics right when it is an admin;
+        ``bot_can_pin_messages``: its can_pin_messages right (pinChatMessage refused
+        without it).
         """
         if is_forum and chat_type not in (None, "supergroup"):
             raise ValueError("only supergroups can be forums")
@@ -1267,6 +1273,7 @@ class FakeTelegramServer:
             bot_status=bot_status,
             is_forum=is_forum,
             bot_can_manage_topics=bot_can_manage_topics,
+            bot_can_pin_messages=bot_can_pin_messages,
         )
         if is_forum:
             chat.topics[GENERAL_TOPIC_ID] = FakeTopic(chat, GENERAL_TOPIC_ID, "General",
@@ -2142,7 +2149,9 @@ class FakeTelegramServer:
                 "can_post_stories": False,
                 "can_edit_stories": False,
                 "can_delete_stories": False,
-                "can_pin_messages": True,
+                "can_pin_messages": (chat.bot_can_pin_messages
+                                     if chat is not None and user.get("id") == self.bot_id
+                                     else True),
             }
         if status == "kicked":
             return {"status": "kicked", "user": user, "until_date": 0}
@@ -2847,6 +2856,11 @@ class FakeTelegramServer:
             raise ApiError(400, "Bad Request: message can't be deleted")
         if "forum_topic_created" in message.service:  # deleteForumTopic deletes it
             raise ApiError(400, "Bad Request: message can't be deleted")
+        if self.clock() - message.created_at > DELETE_LIMIT and not (
+                chat.is_group and chat.bot_status == "administrator"):
+            # "a message can only be deleted if it was sent less than 48 hours ago" (admins
+            # of a group may delete any message there)
+            raise ApiError(400, "Bad Request: message can't be deleted for everyone")
         message.deleted = True
         return True
 
@@ -2935,16 +2949,21 @@ class FakeTelegramServer:
         message = self._bot_message(
             chat, params.get("message_id"), "Bad Request: message to pin not found"
         )
-        if chat.is_group and chat.bot_status != "administrator":
+        if chat.is_group and not self._bot_may_pin(chat):
             raise ApiError(
                 400, "Bad Request: not enough rights to manage pinned messages in the chat"
             )
         message.pinned = True
+        message.pin_silent = bool(params.get("disable_notification", False))
         return True
+
+    @staticmethod
+    def _bot_may_pin(chat: FakeChat) -> bool:
+        return chat.bot_status == "administrator" and chat.bot_can_pin_messages
 
     async def _unpin_chat_message(self, params: JSONDict, rec: RecordedRequest) -> bool:
         chat = self._resolve_chat(params.get("chat_id"), rec, sending=True)
-        if chat.is_group and chat.bot_status != "administrator":
+        if chat.is_group and not self._bot_may_pin(chat):
             raise ApiError(
                 400, "Bad Request: not enough rights to manage pinned messages in the chat"
             )

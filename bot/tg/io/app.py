@@ -60,7 +60,7 @@ class _NoPageTraceback(logging.Filter):
 logging.getLogger("telegram.request.BaseRequest").addFilter(_NoPageTraceback())
 
 MENU = ("newgame", "score", "export", "rules", "table", "lang", "help", "stats", "top", "leave",
-        "stop")
+        "stop", "pace")
 
 
 class MeasuredApplication(Application[Any, Any, Any, Any, Any, Any]):
@@ -145,7 +145,9 @@ class ThousandApplication(MeasuredApplication):
             self.storage, outbox, thinker, bot=self.bot, turn_timeout=s.turn_timeout,
             move_delay=s.computer_move_delay, computer_level=s.computer_level, rng=self.rng,
             lobby_ttl=s.lobby_ttl, game_ttl=s.game_ttl, coord=coord,
-            idle_evict_after=s.idle_evict_after)
+            idle_evict_after=s.idle_evict_after,
+            quick_turn_timeout=s.quick_turn_timeout, unhurried_ping_after=s.unhurried_ping_after,
+            unhurried_ping_again=s.unhurried_ping_again, ping_quiet=s.ping_quiet)
         service.config.bot_username = self.bot.username
         self.service = service
         self.bot_data["service"] = service

@@ -164,6 +164,12 @@ async def on_stop(update: Update, context: Ctx) -> None:
         await service_of(context).commands.stop(refs[0], refs[1])
 
 
+async def on_pace(update: Update, context: Ctx) -> None:
+    refs = _refs(update)
+    if refs is not None:
+        await service_of(context).commands.pace(refs[0], refs[1], list(context.args or []))
+
+
 async def on_export(update: Update, context: Ctx) -> None:
     refs = _refs(update)
     if refs is not None:
@@ -336,6 +342,7 @@ def add_handlers(app: AnyApp) -> None:
     app.add_handler(CommandHandler("help", _guarded(on_help), filters=msgs))
     app.add_handler(CommandHandler("leave", _guarded(on_leave), filters=msgs))
     app.add_handler(CommandHandler("stop", _guarded(on_stop), filters=msgs))
+    app.add_handler(CommandHandler("pace", _guarded(on_pace), filters=msgs))
     app.add_handler(CommandHandler("lang", _guarded(on_lang), filters=msgs))
     app.add_handler(CommandHandler("table", _guarded(on_table), filters=msgs))
     app.add_handler(CommandHandler("stats", _guarded(on_stats), filters=msgs))

@@ -54,7 +54,11 @@ log = logging.getLogger(__name__)
 class Config:
     """The settings of the game service (tests change ``move_delay`` on the fly)."""
 
-    turn_timeout: float = 90.0
+    turn_timeout: float = 90.0  # a normal table's (its pace, ``timeout``)
+    quick_turn_timeout: float = 30.0
+    unhurried_ping_after: float = 300.0
+    unhurried_ping_again: float = 3 * 3600.0
+    ping_quiet: float = 15.0  # no "your move" ping for a person who pressed this recently
     move_delay: float = 1.0
     computer_level: str = "hard"
     lobby_ttl: float = 30 * 60.0
@@ -72,6 +76,14 @@ class Config:
     @property
     def sweep_every(self) -> float:
         return min(SWEEP_EVERY, self.lobby_ttl / 4, self.game_ttl / 4)
+
+    def timeout(self, pace: str) -> float | None:
+        """Seconds a person has for a move at a table of ``pace`` (None: no limit)."""
+        if pace == "quick":
+            return self.quick_turn_timeout
+        if pace == "unhurried":
+            return None
+        return self.turn_timeout
 
     def code(self) -> str:
         """A new lobby code (ten letters and digits)."""

@@ -34,6 +34,7 @@ class ButtonsRoom:
                  hints: HintsRoom, media: MediaRoom) -> None:
         self.registry = kit.registry
         self.people = kit.people
+        self.clock = kit.config.clock
         self.table = table
         self.lobby = lobby
         self.restore = restore
@@ -79,6 +80,7 @@ class ButtonsRoom:
                 return Answer(t(lang, "popup.stale"))
             if s.paused:
                 return Answer(t(lang, "popup.paused"))
+            s.pressed[user.id] = self.clock()  # (no "your move" ping for a busy presser)
             if s.status == "lobby":
                 saved = LobbyCopy.of(s)
                 try:

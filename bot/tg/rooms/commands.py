@@ -8,6 +8,7 @@ import logging
 from bot.engine.rules import RulesError, rules_from_args
 from bot.i18n import LANGS, Lang, esc, norm_lang, t
 from bot.tg.model import (
+    PACES,
     seats_from_json,
     sheet_row,
 )
@@ -32,6 +33,16 @@ from storage import (
 )
 
 log = logging.getLogger(__name__)
+
+
+def pace_of(word: str) -> str | None:
+    """The pace a word of ``/pace`` names: quick, normal, unhurried, or its name in any
+    of the languages (``pace.<id>``); None for anything else."""
+    w = word.strip().lower()
+    for pace in PACES:
+        if w == pace or any(w == t(lang, f"pace.{pace}").lower() for lang in LANGS):
+            return pace
+    return None
 
 
 class CommandsRoom:
@@ -238,6 +249,46 @@ class CommandsRoom:
             self._reply(chat, t(lang, "leave.done", name=esc(user.name)))
             if not humans:
                 await self.table.stop(s)
+
+    async def pace(self, chat: ChatRef, user: UserRef, args: list[str]) -> None:
+        """``/pace`` tells the table's pace; ``/pace quick|normal|unhurried`` (or the word
+        in the chat's language) changes it: in the lobby, or during the game (one record
+        line, one line on the table).  Only a keeper: the table's creator or an admin."""
+        lang = await self.people.chat_lang(chat, user)
+        async with self.registry.chat_lock(chat.id):
+            s = self.registry.session_at(chat.place)
+            if s is None:
+                s = await self.restore.orphan(chat.place)
+            if s is None or s.status not in ("lobby", "playing") or s.solo:
+                self._reply(chat, t(lang, "pace.none"))
+                return
+            if not args:
+                self._reply(chat, t(lang, "pace.current", pace=R.pace_name(lang, s.pace),
+                                     quick=round(self.kit.config.quick_turn_timeout)))
+                return
+            pace = pace_of(" ".join(args))
+            if pace is None:
+                self._reply(chat, t(lang, "pace.unknown", word=esc(" ".join(args)[:24])))
+                return
+            if not await self.people.may_manage(s, user):
+                self._reply(chat, t(lang, "pace.not_allowed"))
+                return
+            if pace == s.pace:
+                self._reply(chat, t(lang, "pace.current", pace=R.pace_name(lang, s.pace),
+                                     quick=round(self.kit.config.quick_turn_timeout)))
+                return
+            if s.status == "lobby":
+                saved = LobbyCopy.of(s)
+                s.ids["pace"] = pace
+                try:
+                    await self.lobby.saved(s)
+                except StorageError:
+                    saved.restore(s)
+                    raise
+                self.kit.ids.save(s, 0.0)
+            else:
+                await self.table.set_pace(s, pace, user.id)
+        self._reply(chat, t(lang, "pace.set", pace=R.pace_name(lang, pace)))
 
     async def stop(self, chat: ChatRef, user: UserRef) -> None:
         lang = await self.people.chat_lang(chat, user)

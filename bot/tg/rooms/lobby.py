@@ -20,6 +20,7 @@ from bot.engine.rules import (
 )
 from bot.i18n import Lang, esc, norm_lang, t
 from bot.tg.model import (
+    PACES,
     SeatInfo,
     deal_number,
     seats_from_json,
@@ -67,7 +68,7 @@ class LobbyRoom:
 
     def lobby_info(self, s: Session) -> R.LobbyInfo:
         return R.LobbyInfo(s.game_id, s.lobby_rev, s.rules, s.labels(), s.level, s.note, s.page,
-                           s.forced, bool(s.ids.get("hints", False)))
+                           s.forced, bool(s.ids.get("hints", False)), s.pace)
 
     def show_lobby(self, s: Session) -> None:
         info = self.lobby_info(s)
@@ -187,7 +188,7 @@ class LobbyRoom:
         if not manager:
             return Answer(t(lang, "popup.only_creator"))
         if c.version != s.lobby_rev and verb in (cb.SET, cb.PLAYERS, cb.PRESET, cb.LEVEL,
-                                                 cb.FORCED, cb.HINTS):
+                                                 cb.FORCED, cb.HINTS, cb.PACE):
             return Answer(t(lang, "popup.stale"))
         if verb == cb.ADD_AI:
             if len(s.seats) >= s.rules.players:
@@ -218,6 +219,12 @@ class LobbyRoom:
             return await self.saved(s)
         if verb == cb.HINTS:  # a table setting too: 💡 on the hand messages
             s.ids["hints"] = c.arg == "1"
+            self.ids.save(s, 0.0)
+            return await self.saved(s)
+        if verb == cb.PACE:  # a table setting too: the turn's time (model.PACES)
+            if c.arg not in PACES or s.solo:
+                return Answer(t(lang, "popup.unknown"))
+            s.ids["pace"] = c.arg
             self.ids.save(s, 0.0)
             return await self.saved(s)
         if verb == cb.PLAYERS:
@@ -332,8 +339,9 @@ class LobbyRoom:
         s.ids.pop("ld", None)
         if not s.solo:
             self.outbox.rename(s.chat_id, lobby_key(s.game_id), table_key(s.game_id, 1))
-            if "lobby" in s.ids:
-                s.ids["t"] = [deal_number(state), s.ids.pop("lobby")]
+            if "lobby" in s.ids:  # the lobby message is the table now (stored at once: a
+                s.ids["t"] = [deal_number(state), s.ids.pop("lobby")]  # restart edits it)
+                self.ids.save(s, 0.0)
         elif "lobby" in s.ids:  # the solo setup message keeps what was chosen, no buttons
             s.ids.pop("lobby")
             self.outbox.put(s.chat_id, lobby_key(s.game_id),
@@ -410,6 +418,8 @@ class LobbyRoom:
                         title=str(ids.get("title", "")) if isinstance(ids, dict) else "",
                         thread_id=thread)
             s.ids = {"level": level, "title": s.title}
+            if isinstance(ids, dict) and ids.get("pace") in PACES:  # the rematch's pace too
+                s.ids["pace"] = ids["pace"]
             self.registry.register(s)
             await self.start(s)
         return Answer()

@@ -63,6 +63,7 @@ from bot.tg.rooms.session import (
     Session,
     hand_key,
     lobby_key,
+    reminder_key,
     table_key,
 )
 from bot.tg.rooms.table import TableRoom
@@ -381,6 +382,8 @@ class RestoreRoom:
         for seat, why in rep.auto.items():
             s.seats[seat].auto = True
             s.seats[seat].why = why
+        if rep.pace is not None:  # a keeper changed the pace during the game
+            s.ids["pace"] = rep.pace
         cur = deal_number(rep.state)
         t_ids = ids.get("t")
         if isinstance(t_ids, list) and len(t_ids) >= 2:
@@ -397,17 +400,31 @@ class RestoreRoom:
                                   digest, override=self.coord.shared)
                 if int(h[0]) != cur and not s.shown_deal:
                     s.shown_deal = int(h[0])
+        st = rep.state
+        for seat_s, p in list((ids.get("p") or {}).items()):  # the pings out (table.py)
+            if not (isinstance(p, list) and len(p) >= 3 and seat_s.isdigit()
+                    and int(seat_s) < len(s.seats)):
+                continue
+            seat = int(seat_s)
+            self.outbox.known(s.seats[seat].user_id, reminder_key(s.game_id, seat), int(p[1]),
+                              None)
+            s.reminded.add(seat)
+            if p[0] != st.version or st.to_act != seat or st.phase == Phase.GAME_OVER:
+                self.table.forget_reminder(s, seat)  # answered before the restart
         self.registry.register(s)
         if rep.state.phase == Phase.GAME_OVER:  # the outcome was stored with the last move
             return
+        deadline = None
+        if not s.solo and st.to_act >= 0 and not s.seats[st.to_act].played_by_computer:
+            deadline = game.deadline if game.deadline is not None else \
+                self.table.deadline(s, st)
+            if deadline is not None:
+                s.since = self.table.began(s, deadline)
         if self.coord.owns(s.game_id):  # (several processes: the lease holder shows it)
             self.table.refresh(s)
-        st = rep.state
         if st.to_act >= 0 and s.seats[st.to_act].played_by_computer:
             self.table.schedule(s)
-        elif not s.solo and st.to_act >= 0 and not s.paused:
-            deadline = game.deadline if game.deadline is not None else \
-                self.config.clock() + self.config.turn_timeout
+        elif deadline is not None and not s.paused:
             self.table.arm(s, st.version, deadline)
 
     async def reload(self, s: Session) -> None:
@@ -452,11 +469,12 @@ class RestoreRoom:
             return False, None
         wake: float | None = None
         if timer:
-            if s.deadline is None:
+            st = s.state
+            if s.deadline is None or st is None:
                 return False, None  # a timer of unknown moment
-            half = s.deadline - self.config.turn_timeout / 2
-            wake = half if now < half else s.deadline
-            if wake - now <= 2 * WAKE_LEAD:
+            pings = self.table.pings_sent(s, st.to_act, st.version) if st.to_act >= 0 else 0
+            wake = self.table.next_moment(s.pace, s.deadline, now, pings)
+            if wake is not None and wake - now <= 2 * WAKE_LEAD:
                 return False, None  # due soon: it stays
         if self.outbox.game_busy(self._chats(s), s.game_id):
             return False, None
@@ -531,8 +549,13 @@ class RestoreRoom:
         """Register an idle game of the start-up as evicted (a stub and its ``Kept``)."""
         wake: float | None = None
         if game.status == "playing" and game.deadline is not None:
-            half = game.deadline - self.config.turn_timeout / 2
-            wake = half if now < half else game.deadline
+            try:
+                ids = json.loads(game.message_ids or "{}")
+                pace = str(ids.get("pace", "normal")) if isinstance(ids, dict) else "normal"
+            except ValueError:
+                pace = "normal"
+            # (pings of the turn are not counted: a wake for one already sent is harmless)
+            wake = self.table.next_moment(pace, game.deadline, now, 0)
         users = tuple(x.user_id for x in seats_from_json(game.seats) if x.kind == "human")
         touched = game.updated if game.status == "lobby" else (game.human_moved or game.updated)
         self.registry.kept[game.game_id] = Kept(game.version, game.lobby_rev, touched, wake,
@@ -653,4 +676,7 @@ class RestoreRoom:
     def _prune(self) -> None:
         self.people.prune(list(self.registry.sessions.values()))
         self.registry.prune()
-        self.outbox.prune(self.registry.busy_chats())
+        # (the private chats of seated people too: their hand and ping slots are live)
+        seated = {x.user_id for s in self.registry.sessions.values() for x in s.seats
+                  if x.kind == "human"}
+        self.outbox.prune(self.registry.busy_chats() | seated)

@@ -128,8 +128,15 @@ class GameService:
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.time,
         coord: Coordinator | None = None,
+        quick_turn_timeout: float = 30.0,
+        unhurried_ping_after: float = 300.0,
+        unhurried_ping_again: float = 3 * 3600.0,
+        ping_quiet: float = 15.0,
     ) -> None:
-        config = Config(turn_timeout=turn_timeout, move_delay=move_delay,
+        config = Config(turn_timeout=turn_timeout, quick_turn_timeout=quick_turn_timeout,
+                        unhurried_ping_after=unhurried_ping_after,
+                        unhurried_ping_again=unhurried_ping_again, ping_quiet=ping_quiet,
+                        move_delay=move_delay,
                         computer_level=computer_level, lobby_ttl=lobby_ttl, game_ttl=game_ttl,
                         rng=rng or random.SystemRandom(), clock=clock,
                         idle_evict_after=idle_evict_after)

@@ -19,6 +19,9 @@ from bot.engine.rules import (
 from bot.engine.state import GameState
 from bot.i18n import Lang
 from bot.tg.model import (
+    NORMAL,
+    PACES,
+    UNHURRIED,
     Event,
     SeatInfo,
 )
@@ -196,6 +199,10 @@ class Session:
     deadline: float | None = None
     live: int = 0
     busy: int = 0
+    since: float = 0.0  # clock() when the turn now began (``TableRoom.deadline``)
+    pressed: dict[int, float] = field(default_factory=dict)  # user id -> clock() of a press
+    # pings of the turn now (seat -> (state version, pings sent)); also in ``ids["p"]``
+    pings: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def place(self) -> Place:
@@ -209,6 +216,16 @@ class Session:
     @property
     def solo(self) -> bool:
         return self.kind == "private"
+
+    @property
+    def pace(self) -> str:
+        """The table's pace (a table setting kept with the message ids, changed during the
+        game by a record line): quick, normal or unhurried.  A solo game waits for its
+        person: unhurried by nature."""
+        if self.solo:
+            return UNHURRIED
+        pace = self.ids.get("pace", NORMAL)
+        return pace if pace in PACES else NORMAL
 
     def seat_of(self, user_id: int) -> int:
         for i, s in enumerate(self.seats):

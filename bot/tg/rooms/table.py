@@ -21,9 +21,12 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
+
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.engine.game import apply, forced_action
 from bot.engine.state import Action, GameState, IllegalAction, Phase
@@ -35,10 +38,13 @@ from bot.tg.model import (
     BY_FORCED,
     BY_HUMAN,
     BY_TIMEOUT,
+    UNHURRIED,
+    Event,
     control_record,
     deal_number,
     move_events,
     move_record,
+    pace_record,
     sheet_row,
     snapshot,
 )
@@ -55,7 +61,9 @@ from bot.tg.rooms.session import (
     UserRef,
     hand_key,
     hints_allowed,
+    message_link,
     reminder_key,
+    shown_message,
     table_key,
 )
 from bot.tg.view import callbacks as cb
@@ -97,6 +105,7 @@ class TableRoom:
         self.people = kit.people
         self.tasks = kit.tasks
         self.ids = kit.ids
+        self.bot = kit.bot
         self.hooks = hooks
         kit.tasks.on_died = self.resume
 
@@ -201,7 +210,7 @@ class TableRoom:
             self.outbox.put(uid, reminder_key(s.game_id, seat),
                             R.Rendered(t(self.people.lang_for_user(uid), "autopilot.private")))
         elif not (s.seats[seat].auto and s.seats[seat].why == AWAY):
-            self._forget_reminder(s, seat)
+            self.forget_reminder(s, seat)
         if by == BY_HUMAN:
             s.timeouts.pop(seat, None)
         elif by == BY_TIMEOUT:
@@ -224,11 +233,14 @@ class TableRoom:
         else:
             self.schedule(s)
 
-    def _forget_reminder(self, s: Session, seat: int) -> None:
+    def forget_reminder(self, s: Session, seat: int) -> None:
         """The turn of ``seat`` is over: its reminder (if any) is deleted."""
         if seat not in s.reminded:
             return
         s.reminded.discard(seat)
+        s.pings.pop(seat, None)
+        if isinstance(s.ids.get("p"), dict) and s.ids["p"].pop(str(seat), None) is not None:
+            self.ids.save(s, EDIT_SAVE)
         uid = s.seats[seat].user_id
         key = reminder_key(s.game_id, seat)
         mid = self.outbox.message_id(uid, key)
@@ -237,16 +249,49 @@ class TableRoom:
             self.outbox.delete(uid, mid)
 
     def deadline(self, s: Session, st: GameState) -> float | None:
+        """The stored deadline of the turn that begins now at ``st`` (None: no person's
+        turn, or a solo game).  At a quick or normal table the turn times out then; at an
+        unhurried table, which never times out, it is when the person is first reminded
+        (the turn began ``unhurried_ping_after`` before it), so a rebuilt session re-arms
+        its reminders from storage alone."""
         seat = st.to_act
         if s.solo or seat < 0 or st.phase == Phase.GAME_OVER:
             return None
         if s.seats[seat].played_by_computer:
             return None
-        return self.config.clock() + self.config.turn_timeout
+        now = self.config.clock()
+        s.since = now
+        timeout = self.config.timeout(s.pace)
+        return now + (timeout if timeout is not None else self.config.unhurried_ping_after)
+
+    def next_moment(self, pace: str, deadline: float, now: float, pings: int) -> float | None:
+        """When the turn timer of a turn whose stored deadline is ``deadline`` next acts
+        after ``now`` (a ping, the reminder, the timeout), ``pings`` pings of the turn being
+        sent; None: it has nothing more to do (an unhurried turn after its two pings).  An
+        evicted table is rebuilt just before it (restore.py); waking early costs nothing."""
+        cfg = self.config
+        timeout = cfg.timeout(pace)
+        if timeout is None:
+            began = deadline - cfg.unhurried_ping_after
+            moments = [deadline, began + cfg.unhurried_ping_again][pings:]
+        else:
+            began, half = deadline - timeout, deadline - timeout / 2
+            ping = began + cfg.ping_quiet
+            moments = ([ping] if pings < 1 and ping < half else []) + [half, deadline]
+        future = [m for m in moments if m > now]
+        if future:
+            return min(future)
+        return None if timeout is None else deadline
+
+    def began(self, s: Session, deadline: float) -> float:
+        """When the turn whose stored deadline is ``deadline`` began (see ``deadline``)."""
+        timeout = self.config.timeout(s.pace)
+        return deadline - (timeout if timeout is not None else self.config.unhurried_ping_after)
 
     def info(self, s: Session, deal: int) -> R.TableInfo:
         return R.TableInfo(s.game_id, s.labels(), tuple(s.events.get(deal, ())), s.solo,
-                           hints_allowed(s))
+                           hints_allowed(s), s.pace,
+                           s.since if s.pace == UNHURRIED and s.since else None)
 
     def _replies_follow(self, s: Session, st: GameState) -> bool:
         """Within a press's merge window, is the next move made at once (a computer seat or
@@ -281,6 +326,9 @@ class TableRoom:
             self._finish_deal(s, s.shown_deal, stopped=s.status == "stopped")
         if over:
             s.shown_deal = 0
+            for seat in list(s.reminded):  # no ping outlives its game
+                self.forget_reminder(s, seat)
+            self._unpin(s)
             return
         s.shown_deal = cur
         info = self.info(s, cur)
@@ -299,6 +347,8 @@ class TableRoom:
             self.ids.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
             self._to_live_copy(s, lambda ids: ids.get("t"), deal, mid, digest,
                                lambda ids: ids.__setitem__("t", [deal, mid, digest]))
+            if not final and s.status == "playing":
+                self._pin(s, mid)
 
         self.outbox.put(s.chat_id, table_key(s.game_id, deal), content, final=final,
                         game=s.game_id,
@@ -379,7 +429,9 @@ class TableRoom:
             if s.driver is None or s.driver.done():
                 s.driver = self.tasks.spawn(s, self._drive(s), f"drive:{s.game_id}")
         elif not s.solo:
-            self.arm(s, st.version, self.config.clock() + self.config.turn_timeout)
+            deadline = self.deadline(s, st)
+            if deadline is not None:
+                self.arm(s, st.version, deadline)
 
     @staticmethod
     def _forced_action(s: Session, st: GameState, seat: int) -> Action | None:
@@ -395,7 +447,8 @@ class TableRoom:
         if s.timer is not None and not s.timer.done() and s.timer is not asyncio.current_task():
             s.timer.cancel()
         s.deadline = deadline  # (an idle game may leave memory until shortly before it)
-        s.timer = self.tasks.spawn(s, self._time_out(s, version, deadline), f"timer:{s.game_id}")
+        s.timer = self.tasks.spawn(s, self._wait_turn(s, version, deadline),
+                                   f"timer:{s.game_id}")
 
     def _move_seed(self, s: Session, st: GameState, seat: int) -> int:
         return (s.seed * 1000003 + st.version * 31 + seat) & 0x7FFFFFFF
@@ -451,23 +504,111 @@ class TableRoom:
             if not self.registry.live(s):
                 return
 
-    async def _time_out(self, s: Session, version: int, deadline: float) -> None:
-        half = deadline - self.config.turn_timeout / 2
-        now = self.config.clock()
-        if now < half:
-            await asyncio.sleep(half - now)
-            st = s.state
-            if st is None or st.version != version or s.status != "playing" or s.paused:
+    def _turn_of(self, s: Session, version: int) -> int:
+        """The seat of a person whose turn at ``version`` is still waiting (-1: it is not)."""
+        st = s.state
+        if st is None or st.version != version or s.status != "playing" or s.paused \
+                or st.to_act < 0 or not self.registry.live(s):
+            return -1
+        who = s.seats[st.to_act]
+        return st.to_act if who.kind == "human" and not who.auto else -1
+
+    def pings_sent(self, s: Session, seat: int, version: int) -> int:
+        """The pings sent for the turn of ``seat`` at ``version`` (kept in memory, and in
+        ``ids["p"]`` for a rebuilt session)."""
+        mine = s.pings.get(seat)
+        if mine is not None and mine[0] == version:
+            return mine[1]
+        stored = (s.ids.get("p") or {}).get(str(seat))
+        if isinstance(stored, list) and len(stored) >= 3 and stored[0] == version:
+            return int(stored[2])
+        return 0
+
+    def _ping(self, s: Session, seat: int, version: int, text: str, n: int) -> None:
+        """The person's one private line about this turn (the slot of the reminder): a new
+        message (``n`` > the pings sent: Telegram notifies it; the one before is deleted
+        first, so one is out at a time), or the same message edited."""
+        uid = s.seats[seat].user_id
+        key = reminder_key(s.game_id, seat)
+        if n > self.pings_sent(s, seat, version) and self.outbox.message_id(uid, key) is not None:
+            self.forget_reminder(s, seat)
+        s.reminded.add(seat)
+        s.pings[seat] = (version, n)
+
+        def sent(mid: int, digest: str, new: bool) -> None:
+            if self.registry.live(s) and s.pings.get(seat) == (version, n):
+                s.ids.setdefault("p", {})[str(seat)] = [version, mid, n]
+                self.ids.save(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
+            elif new:  # the turn ended while it was on its way: it goes at once
+                self.outbox.delete(uid, mid)
+
+        self.outbox.put(uid, key, R.Rendered(text), on_sent=sent)
+
+    def _ping_text(self, s: Session, key: str, lang: str, **kw: object) -> str:
+        text = t(lang, key, title=esc(s.title or "—"), **kw)
+        url = message_link(s.chat_id, s.thread_id, shown_message(s))
+        return text + ("\n" + t(lang, "ping.link", url=esc(url)) if url else "")
+
+    async def _sleep_until(self, when: float) -> None:
+        wait = when - self.config.clock()
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    async def _wait_turn(self, s: Session, version: int, deadline: float) -> None:
+        """A person's turn: the "your move" ping, the reminders, and at a quick or normal
+        table the move made for them when the time is out.
+
+        * quick and normal: one ping once the person has been silent at this table for
+          ``ping_quiet`` seconds of their turn (no press since the turn began, or since
+          their last press in it): someone who answers within that is never pinged, however
+          long the others took; the reminder at half the time edits that message (a new
+          message only if there was no ping: never two notifications a turn);
+        * unhurried: no ping at first (the game waits); after ``unhurried_ping_after`` one
+          ping, after ``unhurried_ping_again`` (from the turn's start) a second one that
+          replaces it (the first is deleted): two notifications a turn at most, one
+          message out at a time.
+        Every ping is deleted when the turn is over (``forget_reminder``)."""
+        cfg = self.config
+        timeout = cfg.timeout(s.pace)
+        began = self.began(s, deadline)
+        seat = self._turn_of(s, version)
+        if seat < 0:
+            return
+        uid = s.seats[seat].user_id
+        if timeout is None:
+            for n, at, key in ((1, began + cfg.unhurried_ping_after, "ping.unhurried"),
+                               (2, began + cfg.unhurried_ping_again, "ping.again")):
+                if self.pings_sent(s, seat, version) >= n:
+                    continue
+                await self._sleep_until(at)
+                if self._turn_of(s, version) != seat:
+                    return
+                lang = self.people.lang_for_user(uid)
+                self._ping(s, seat, version, self._ping_text(
+                    s, key, lang, since=R.clock_time(began)), n)
+            return
+        half = deadline - timeout / 2
+        while self.pings_sent(s, seat, version) < 1:
+            at = max(began, s.pressed.get(uid, -math.inf)) + cfg.ping_quiet
+            if at >= half:
+                break  # the reminder is their ping
+            if at > cfg.clock():
+                await self._sleep_until(at)
+                if self._turn_of(s, version) != seat:
+                    return
+                continue  # (a press meanwhile moves the ping later)
+            self._ping(s, seat, version,
+                       self._ping_text(s, "ping.turn", self.people.lang_for_user(uid)), 1)
+        if cfg.clock() < half:
+            await self._sleep_until(half)
+            if self._turn_of(s, version) != seat:
                 return
-            who = s.seats[st.to_act]
-            if who.kind == "human" and not who.auto:
-                lang = self.people.lang_for_user(who.user_id)
-                left = max(1, round(deadline - self.config.clock()))
-                # one reminder message per seat, deleted once the turn is over
-                s.reminded.add(st.to_act)
-                self.outbox.put(who.user_id, reminder_key(s.game_id, st.to_act),
-                                R.Rendered(t(lang, "reminder", seconds=left,
-                                             title=esc(s.title or "—"))))
+            lang = self.people.lang_for_user(uid)
+            left = max(1, round(deadline - cfg.clock()))
+            # one message per seat and turn: the ping becomes the reminder (an edit)
+            self._ping(s, seat, version, t(lang, "reminder", seconds=left,
+                                           title=esc(s.title or "—")),
+                       max(1, self.pings_sent(s, seat, version)))
         await asyncio.sleep(max(0.0, deadline - self.config.clock()))
         backoff = Backoff(s.game_id, "a move for an absent player")
         while not self.tasks.closing:
@@ -491,7 +632,7 @@ class TableRoom:
         s.timeouts.pop(seat, None)
         for deal, evs in s.events.items():  # the "time ran out" lines go with the autopilot
             s.events[deal] = [e for e in evs if not (e.code == "timeout" and e.seat == seat)]
-        self._forget_reminder(s, seat)
+        self.forget_reminder(s, seat)
         await self.set_auto(s, seat, False, "back")
         return True
 
@@ -509,6 +650,88 @@ class TableRoom:
         who.auto, who.why = auto, why if auto else ""
         self.refresh(s)
         self.schedule(s)
+
+    async def set_pace(self, s: Session, pace: str, user_id: int) -> None:
+        """A keeper changed the pace of a playing game (the caller holds ``s.lock``): one
+        record line (replayed after a restart), one line on the table; the turn's clock
+        starts again at the new pace."""
+        st = s.state
+        assert st is not None
+        old = s.ids.get("pace")
+        s.ids["pace"] = pace
+        try:
+            await self.storage.append_action(
+                s.game_id, s.store_version, pace_record(pace, user_id), snapshot(st),
+                deadline=self.deadline(s, st))
+        except BaseException:
+            if old is None:
+                s.ids.pop("pace", None)
+            else:
+                s.ids["pace"] = old
+            raise
+        s.store_version += 1
+        self.ids.save(s, EDIT_SAVE)
+        s.events.setdefault(deal_number(st), []).append(Event("pace", -1, why=pace))
+        self.refresh(s)
+        self.schedule(s)
+
+    def _pin(self, s: Session, mid: int) -> None:
+        """The table's message is pinned silently while the game is on (the one before
+        unpinned), when the bot may pin in the group: asked once a game (getChatMember of
+        the bot: can_pin_messages), the answer kept in ``ids["pin_ok"]``; ``ids["pin"]`` is
+        the message pinned now."""
+        if s.solo or s.paused or s.ids.get("pin_ok") is False or s.ids.get("pin") == mid \
+                or self.tasks.closing:
+            return
+
+        async def run() -> None:
+            if s.ids.get("pin_ok") is None:
+                try:
+                    me = await self.bot.get_chat_member(s.chat_id, self.bot.id)
+                except TelegramError as e:  # (asked again with the next table)
+                    log.info("game %s: the bot's rights unknown: %s", s.game_id, e)
+                    return
+                s.ids["pin_ok"] = me.status == "creator" or (
+                    me.status == "administrator" and bool(getattr(me, "can_pin_messages", False)))
+                self.ids.save(s, EDIT_SAVE)
+            if not s.ids.get("pin_ok") or s.status != "playing" or s.ids.get("pin") == mid:
+                return
+            before = s.ids.get("pin")
+            s.ids["pin"] = mid
+            self.ids.save(s, EDIT_SAVE)
+            try:
+                await self.bot.pin_chat_message(s.chat_id, mid, disable_notification=True)
+            except (BadRequest, Forbidden) as e:
+                log.info("game %s: the table is not pinned (%s)", s.game_id, e.message)
+                s.ids["pin_ok"] = False
+                if s.ids.get("pin") == mid:
+                    s.ids["pin"] = before
+                self.ids.save(s, EDIT_SAVE)
+                return
+            except TelegramError as e:  # (a network error: the next table tries again)
+                log.info("game %s: pinning the table failed: %s", s.game_id, e)
+                return
+            if s.status != "playing":  # the game ended meanwhile
+                s.ids["pin"] = None
+                await self._unpin_now(s, mid)
+            if isinstance(before, int) and before > 0 and before != mid:
+                await self._unpin_now(s, before)
+
+        self.tasks.spawn_free(run(), f"pin:{s.game_id}")
+
+    def _unpin(self, s: Session) -> None:
+        """The game is over: its pinned table is unpinned."""
+        pinned = s.ids.get("pin")
+        if s.solo or not isinstance(pinned, int) or pinned <= 0 or self.tasks.closing:
+            return
+        s.ids["pin"] = None
+        self.tasks.spawn_free(self._unpin_now(s, pinned), f"unpin:{s.game_id}")
+
+    async def _unpin_now(self, s: Session, mid: int) -> None:
+        try:
+            await self.bot.unpin_chat_message(s.chat_id, message_id=mid)
+        except TelegramError as e:
+            log.info("game %s: message %s not unpinned: %s", s.game_id, mid, e)
 
     async def stop(self, s: Session) -> None:
         """End a playing game, keeping its results (the caller holds ``s.lock``)."""

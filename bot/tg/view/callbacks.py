@@ -56,10 +56,11 @@ HINTS: Final = "hs"  # lobby: hints allowed at this table (arg "1"/"0")
 HINT: Final = "q"  # hand message: what the computer would play here, and why
 ANALYSE: Final = "z"  # a deal's summary: the open-card analysis (arg: the deal's number)
 PICTURES: Final = "pc"  # /score and the final sheet: the sheet and race pictures (any game)
+PACE: Final = "tp"  # lobby: the table's pace (arg: quick, normal or unhurried)
 
 VERBS: Final = frozenset(
     {ACT, HAND, SCORE, JOIN, LEAVE, ADD_AI, DROP_AI, PLAYERS, PRESET, LEVEL, START, CANCEL, MENU,
-     SET, REMATCH, NEW_TABLE, FORCED, HINTS, HINT, ANALYSE, PICTURES}
+     SET, REMATCH, NEW_TABLE, FORCED, HINTS, HINT, ANALYSE, PICTURES, PACE}
 )
 
 _RE: Final = re.compile(r"g([1-9]\d{0,17}):(0|[1-9]\d{0,8}):([a-z]{1,2}):([a-z0-9._]{0,24})")
@@ -85,6 +86,7 @@ _ARG_RE: Final = {
     HINT: re.compile(r""),
     ANALYSE: re.compile(r"[1-9]\d{0,3}"),
     PICTURES: re.compile(r""),
+    PACE: re.compile(r"quick|normal|unhurried"),
 }
 
 _PLAIN: Final = {"dk": DARK, "lt": LIGHT, "rd": REDEAL, "kp": KEEP, "ps": PASS, "cs": CONCEDE}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import itertools
 import json
@@ -162,6 +163,19 @@ def num(n: int) -> str:
 
 def button_rows(buttons: Sequence[Button], width: int) -> list[tuple[Button, ...]]:
     return [tuple(buttons[i : i + width]) for i in range(0, len(buttons), width)]
+
+
+def pace_name(lang: str, pace: str) -> str:
+    """A table's pace in one short word ("быстрый")."""
+    return t(lang, f"pace.{pace}" if pace in ("quick", "normal", "unhurried") else "pace.normal")
+
+
+def clock_time(ts: float) -> str:
+    """A time of day shown in the reader's own time zone (Telegram's date_time entity;
+    a client without it shows the UTC time)."""
+    unix = int(ts)
+    hhmm = datetime.datetime.fromtimestamp(unix, datetime.UTC).strftime("%H:%M")
+    return f'<tg-time unix="{unix}" format="t">{hhmm} UTC</tg-time>'
 
 
 def fit(text: str, limit: int = MAX_TEXT) -> str:

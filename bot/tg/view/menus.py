@@ -23,6 +23,7 @@ from bot.tg.view.common import (
     SeatLabel,
     button_rows,
     fit,
+    pace_name,
     seat_name,
 )
 from bot.tg.view.rules import (
@@ -47,6 +48,7 @@ class LobbyInfo:
     page: str = ""  # "" the lobby, "m" sections, "s<k>" a section, "r<i>" a rule
     forced: bool = True  # a person's only legal action is played at once
     hints: bool = False  # 💡 on the hand messages (a table setting, off by default)
+    pace: str = "normal"  # quick, normal or unhurried (a table setting)
 
 
 def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
@@ -90,6 +92,10 @@ def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
                         cb.encode(g, v, cb.FORCED, "0" if info.forced else "1")),
                  Button(t(lang, "btn.hints_on" if info.hints else "btn.hints_off"),
                         cb.encode(g, v, cb.HINTS, "0" if info.hints else "1"))))
+    paces = ("quick", "normal", "unhurried")
+    nxt_pace = paces[(paces.index(info.pace) + 1) % 3] if info.pace in paces else "normal"
+    rows.append((Button(t(lang, "btn.pace", pace=pace_name(lang, info.pace)),
+                        cb.encode(g, v, cb.PACE, nxt_pace)),))
     rows.append((Button(t(lang, "btn.start"), cb.encode(g, v, cb.START)),
                  Button(t(lang, "btn.cancel"), cb.encode(g, v, cb.CANCEL))))
     return Rendered(fit("\n".join(lines)), tuple(rows))

@@ -58,10 +58,16 @@ from bot.tg.view.common import (
     cards_text as cards_text,
 )
 from bot.tg.view.common import (
+    clock_time as clock_time,
+)
+from bot.tg.view.common import (
     fit as fit,
 )
 from bot.tg.view.common import (
     hand_text as hand_text,
+)
+from bot.tg.view.common import (
+    pace_name as pace_name,
 )
 from bot.tg.view.common import (
     popup as popup,

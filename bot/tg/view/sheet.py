@@ -188,7 +188,8 @@ def render_score(lang: str, rows: Sequence[dict[str, Any]], seats: Sequence[Seat
     last = rows[-1]
     words = [note_line(lang, c, s, v, seats) for c, s, v in row_notes(last)
              if c in _NOTE_SHOWN or c.startswith("redeal_") or c == "winner"]
-    marks = [f"{m} {t(lang, f'mark.{name}')}" for m, name in _MARK_NAMES.items() if m in used]
+    marks = [f"{esc(m)} {t(lang, f'mark.{name}')}" for m, name in _MARK_NAMES.items()
+             if m in used]  # ("<" is HTML: escaped)
     who_is = [f"{lb} — {esc(nm)}" for lb, nm in zip(labels, full, strict=True)
               if not nm.startswith(lb)]
     legend_parts = []

@@ -20,8 +20,10 @@ from bot.tg.view.common import (
     SeatLabel,
     card_text,
     cards_text,
+    clock_time,
     fit,
     num,
+    pace_name,
     seat_name,
     who,
 )
@@ -38,6 +40,8 @@ class TableInfo:
     events: tuple[Event, ...] = ()  # events of the current deal
     solo: bool = False
     hints: bool = False  # a 💡 button on the hand message (solo, or the table allows it)
+    pace: str = "normal"  # quick, normal or unhurried (model.PACES)
+    since: float | None = None  # an unhurried table: when the turn now began to wait
 
 
 def _header(lang: str, v: TableView, seats: Sequence[SeatLabel]) -> list[str]:
@@ -67,6 +71,8 @@ def _event_lines(lang: str, info: TableInfo) -> list[str]:
         if e.code == "unblind":
             out.append("🌗 " + t(lang, "event.unblind", name=seat_name(info.seats, e.seat),
                                 bid=e.value))
+        elif e.code == "pace":
+            out.append("⏱ " + t(lang, "pace.changed", pace=pace_name(lang, e.why)))
         elif e.code == "timeout" and e.seat not in timed_out and not (
                 0 <= e.seat < len(info.seats) and info.seats[e.seat].away):
             timed_out.append(e.seat)
@@ -173,7 +179,12 @@ def render_table(lang: str, pv: TableView, info: TableInfo) -> Rendered:
     """The group's table message (from the public view)."""
     lines = table_lines(lang, pv, info, -1)
     if pv.to_act >= 0:
-        lines.append(t(lang, "table.turn", name=seat_name(info.seats, pv.to_act)))
+        turn = t(lang, "table.turn", name=seat_name(info.seats, pv.to_act))
+        turn += " · ⏱ " + pace_name(lang, info.pace)
+        if info.since is not None and not (0 <= pv.to_act < len(info.seats)
+                                           and info.seats[pv.to_act].computer):
+            turn += " · " + t(lang, "table.waits_since", time=clock_time(info.since))
+        lines.append(turn)
     g = info.game_id
     rows = ((Button(t(lang, "btn.my_cards"), cb.encode(g, 0, cb.HAND)),
              Button(t(lang, "btn.score"), cb.encode(g, 0, cb.SCORE))),)
