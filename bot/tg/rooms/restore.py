@@ -27,6 +27,7 @@ from bot.engine.rules import (
 from bot.engine.state import Phase
 from bot.i18n import norm_lang, t
 from bot.tg.model import (
+    SeatInfo,
     deal_number,
     replay,
     seats_from_json,
@@ -316,6 +317,11 @@ class RestoreRoom:
         s.state = rep.state
         s.store_version = game.version
         s.events = rep.events
+        for seat, (uid, name) in rep.sits.items():  # latecomers in computers' seats (keepers.py)
+            s.seats[seat] = SeatInfo("human", uid, name, "")
+            row = await self.storage.get_user(uid)
+            if row is not None and row.language is not None:
+                self.people.remember(uid, norm_lang(row.language))
         for seat, why in rep.auto.items():
             s.seats[seat].auto = True
             s.seats[seat].why = why

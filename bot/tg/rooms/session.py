@@ -187,6 +187,7 @@ class Session:
     merge_timer: asyncio.TimerHandle | None = None
     thread_id: int | None = None  # the forum topic of the table (None: General, no topics)
     paused: bool = False  # its topic is closed (or refused a message): nothing runs or is sent
+    keepers_menu: str = ""  # the keepers' menu open on the table: "", "m", "s" (keepers.py)
 
     @property
     def place(self) -> Place:

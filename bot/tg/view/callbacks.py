@@ -56,11 +56,21 @@ HINTS: Final = "hs"  # lobby: hints allowed at this table (arg "1"/"0")
 HINT: Final = "q"  # hand message: what the computer would play here, and why
 ANALYSE: Final = "z"  # a deal's summary: the open-card analysis (arg: the deal's number)
 PICTURES: Final = "pc"  # /score and the final sheet: the sheet and race pictures (any game)
+# the keepers' controls (view/keepers.py; version: the seat revision, the lobby's revision)
+KMENU: Final = "km"  # table: the keepers' menu ("" closed, "m" open, "s" stop?); lobby: "k"
+KAUTO: Final = "ka"  # table menu: hand a person's seat to the computer (arg: the seat)
+KBACK: Final = "kb"  # table menu: give a seat back to its person (arg: the seat)
+KSTOP: Final = "ks"  # table menu: stop the game (after "s" asked)
+SIT: Final = "ts"  # table: a latecomer asks for a computer's seat
+SIT_OK: Final = "ty"  # the request line: let the person in ("<seat>.<user id>")
+SIT_NO: Final = "tn"  # the request line: refuse (arg: the user id)
+KICK: Final = "kk"  # lobby: remove a person (arg: the seat)
+KEEPER_VERBS: Final = frozenset({KMENU, KAUTO, KBACK, KSTOP, SIT, SIT_OK, SIT_NO, KICK})
 
 VERBS: Final = frozenset(
     {ACT, HAND, SCORE, JOIN, LEAVE, ADD_AI, DROP_AI, PLAYERS, PRESET, LEVEL, START, CANCEL, MENU,
      SET, REMATCH, NEW_TABLE, FORCED, HINTS, HINT, ANALYSE, PICTURES}
-)
+) | KEEPER_VERBS
 
 _RE: Final = re.compile(r"g([1-9]\d{0,17}):(0|[1-9]\d{0,8}):([a-z]{1,2}):([a-z0-9._]{0,24})")
 _ARG_RE: Final = {
@@ -85,6 +95,14 @@ _ARG_RE: Final = {
     HINT: re.compile(r""),
     ANALYSE: re.compile(r"[1-9]\d{0,3}"),
     PICTURES: re.compile(r""),
+    KMENU: re.compile(r"|m|s|k"),
+    KAUTO: re.compile(r"[0-3]"),
+    KBACK: re.compile(r"[0-3]"),
+    KSTOP: re.compile(r""),
+    SIT: re.compile(r""),
+    SIT_OK: re.compile(r"[0-3]\.[1-9]\d{0,15}"),
+    SIT_NO: re.compile(r"[1-9]\d{0,15}"),
+    KICK: re.compile(r"[0-3]"),
 }
 
 _PLAIN: Final = {"dk": DARK, "lt": LIGHT, "rd": REDEAL, "kp": KEEP, "ps": PASS, "cs": CONCEDE}

@@ -13,6 +13,7 @@ from bot.engine.views import TableView
 from bot.i18n import esc, has, t
 from bot.tg.model import Event
 from bot.tg.view import callbacks as cb
+from bot.tg.view import keepers as K
 from bot.tg.view.common import (
     SUIT_EMOJI,
     Button,
@@ -38,6 +39,7 @@ class TableInfo:
     events: tuple[Event, ...] = ()  # events of the current deal
     solo: bool = False
     hints: bool = False  # a 💡 button on the hand message (solo, or the table allows it)
+    keepers: K.KeepersInfo | None = None  # the keepers' controls of a group table (keepers.py)
 
 
 def _header(lang: str, v: TableView, seats: Sequence[SeatLabel]) -> list[str]:
@@ -63,7 +65,13 @@ def redeal_line(lang: str, code: str, seat: int, seats: Sequence[SeatLabel]) -> 
 def _event_lines(lang: str, info: TableInfo) -> list[str]:
     out = []
     timed_out: list[int] = []  # one line a seat, however often its time ran out
+    # a keeper's decisions (keepers.py): the last one of each seat in this deal
+    kept = {e.seat: e for e in info.events if e.code in ("kauto", "khuman", "ksit")}
     for e in info.events:
+        if kept.get(e.seat) is e:
+            line = K.event_line(lang, e, info.seats)
+            if line:
+                out.append(line)
         if e.code == "unblind":
             out.append("🌗 " + t(lang, "event.unblind", name=seat_name(info.seats, e.seat),
                                 bid=e.value))
@@ -71,8 +79,8 @@ def _event_lines(lang: str, info: TableInfo) -> list[str]:
                 0 <= e.seat < len(info.seats) and info.seats[e.seat].away):
             timed_out.append(e.seat)
             out.append("⏰ " + t(lang, "event.timeout", name=seat_name(info.seats, e.seat)))
-    for s in info.seats:
-        if s.auto:
+    for i, s in enumerate(info.seats):
+        if s.auto and not (i in kept and kept[i].code == "kauto"):
             out.append(t(lang, "autopilot.on", name=esc(s.name)) if s.away
                        else "🤖 " + t(lang, "event.auto", name=esc(s.name)))
     return out
@@ -174,7 +182,11 @@ def render_table(lang: str, pv: TableView, info: TableInfo) -> Rendered:
     lines = table_lines(lang, pv, info, -1)
     if pv.to_act >= 0:
         lines.append(t(lang, "table.turn", name=seat_name(info.seats, pv.to_act)))
+    menu = K.menu_line(lang, info.keepers)  # (keepers.py)
+    if menu:
+        lines.append(menu)
     g = info.game_id
-    rows = ((Button(t(lang, "btn.my_cards"), cb.encode(g, 0, cb.HAND)),
-             Button(t(lang, "btn.score"), cb.encode(g, 0, cb.SCORE))),)
+    base = (Button(t(lang, "btn.my_cards"), cb.encode(g, 0, cb.HAND)),
+            Button(t(lang, "btn.score"), cb.encode(g, 0, cb.SCORE)))
+    rows = K.table_keyboard(lang, g, info.seats, info.keepers, base)
     return Rendered(fit("\n".join(lines)), rows)
