@@ -84,16 +84,17 @@ class KeepersRoom:
 
     async def _table_press(self, s: Session, c: cb.Callback, user: UserRef, where: Where,
                            lang: Lang) -> Answer:
-        rev = K.seat_rev(s.seats)
+        # what changes a seat or ends the game is bound to the seats it was shown for; what
+        # only shows something (the menu, a request for the keepers) is not: a keyboard
+        # Telegram has not redrawn yet (a slow group) still opens the current menu
+        stale = c.version != K.seat_rev(s.seats)
         if c.verb == cb.SIT:
-            if c.version != rev:
-                return Answer(t(lang, "keepers.stale"))
             return await self._ask(s, user, lang)
         if c.verb not in (cb.KMENU, cb.KAUTO, cb.KBACK, cb.KSTOP, cb.SIT_OK, cb.SIT_NO):
             return Answer(t(lang, "popup.stale"))
         if not await self.people.may_manage(s, user):
             return Answer(t(lang, "keepers.only"), alert=True)
-        if c.version != rev:
+        if stale and c.verb in (cb.KAUTO, cb.KBACK, cb.KSTOP, cb.SIT_OK):
             return Answer(t(lang, "keepers.stale"))
         keeper = (user.id, user.name)
         if c.verb == cb.KMENU:
