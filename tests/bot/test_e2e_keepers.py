@@ -120,6 +120,8 @@ async def test_a_latecomer_takes_a_computers_seat_and_plays_to_the_end(
         await idle(app)
         game = await service(app).storage.get_game(gid)
         assert game is not None and game.status == "finished"
+        # the game's seats name the latecomer (the rematch, the ratings, /score read them)
+        assert json.loads(game.seats)[comp]["user_id"] == gleb.id
         records = [json.loads(r) for r in await service(app).storage.actions(gid)]
         after = records[sat_at:]
         assert after and all(not (r.get("s") == comp and r.get("by") in ("c", "a"))

@@ -25,7 +25,15 @@ import json
 import logging
 
 from bot.i18n import Lang, esc, t
-from bot.tg.model import KEEPER, SeatInfo, control_event, deal_number, sit_record, snapshot
+from bot.tg.model import (
+    KEEPER,
+    SeatInfo,
+    control_event,
+    deal_number,
+    seats_json,
+    sit_record,
+    snapshot,
+)
 from bot.tg.rooms.base import Kit
 from bot.tg.rooms.lobby import LobbyRoom
 from bot.tg.rooms.session import (
@@ -257,6 +265,11 @@ class KeepersRoom:
             s.seats[seat] = old
             raise
         s.store_version += 1
+        try:  # the game's seats too (the rematch, the ratings, /score); the record is the
+            await self.storage.set_seats(s.game_id, seats_json(s.seats))  # truth: a restart
+        except StorageError as e:  # stores them again if this fails
+            log.warning("game %s: the seats were not stored (%s); the record has them",
+                        s.game_id, e)
         self.asked.discard((s.game_id, user_id))
         ev = control_event(json.loads(record))
         if ev is not None:

@@ -31,6 +31,7 @@ from bot.tg.model import (
     deal_number,
     replay,
     seats_from_json,
+    seats_json,
 )
 from bot.tg.rooms.base import Kit
 from bot.tg.rooms.lobby import LobbyRoom
@@ -322,6 +323,9 @@ class RestoreRoom:
             row = await self.storage.get_user(uid)
             if row is not None and row.language is not None:
                 self.people.remember(uid, norm_lang(row.language))
+        if rep.sits and seats_json(s.seats) != game.seats:  # (stored after the record)
+            with contextlib.suppress(StorageError):
+                await self.storage.set_seats(game.game_id, seats_json(s.seats))
         for seat, why in rep.auto.items():
             s.seats[seat].auto = True
             s.seats[seat].why = why
