@@ -152,6 +152,10 @@ def replay(rules: Rules, seed: int, records: list[str]) -> Replayed:
                 out.auto[seat] = str(rec.get("why", ""))
             else:
                 out.auto.pop(seat, None)
+            if rec["ctl"] == "human" and "keeper" not in rec:  # the person came back by
+                for deal, evs in out.events.items():  # pressing: a keeper's line goes
+                    out.events[deal] = [e for e in evs if not (e.code == "kauto"
+                                                               and e.seat == seat)]
             if rec["ctl"] == SIT:  # the seat is this person's from now on
                 out.sits[seat] = (int(rec["uid"]), str(rec.get("name") or "?"))
             ev = control_event(rec)

@@ -174,6 +174,8 @@ async def test_keepers_controls_work_and_members_are_refused(
         # Dana, an admin writing on behalf of the group: /auto by the seat's name
         await server.send_as_group(dan, GROUP, "/auto Борис")
         await server.wait_for(lambda: s.seats[bseat].auto)
+        await server.wait_for(lambda: "место отдано компьютеру (решение: админ группы)"
+                              in txt(table_msg(server, gid)))
         # Boris, by command: refused, Anna's seat stays hers
         before = server.chat(GROUP).last_bot_message()
         await server.send_text(boris, GROUP, "/auto Анна")
@@ -186,6 +188,11 @@ async def test_keepers_controls_work_and_members_are_refused(
                                                                               or ""))
         assert answer is not None
         assert not s.seats[bseat].auto
+        # the keeper's line goes with the autopilot; the private line is deleted
+        await server.wait_for(lambda: "отдано компьютеру" not in txt(table_msg(server, gid)))
+        await server.wait_for(lambda: all(m.deleted for m in server.chat(boris).bot_messages()
+                                          if "за вас пока играет" in txt(m)) or all(
+            "за вас пока играет" not in txt(m) for m in server.chat(boris).bot_messages()))
         # Boris may not stop the game; Anna may (asked once more first)
         table = await current_table(server, gid)
         assert ONLY in await refused(server, boris, table, ":km:")
@@ -204,7 +211,7 @@ async def test_keepers_controls_work_and_members_are_refused(
         assert game is not None and game.status == "stopped"
         records = [json.loads(r) for r in await service(app).storage.actions(gid)]
         kept = [(r["ctl"], r.get("keeper")) for r in records if "ctl" in r]
-        assert kept == [("auto", "Анна"), ("human", "Карл"), ("auto", "Друзья"),
+        assert kept == [("auto", "Анна"), ("human", "Карл"), ("auto", "админ группы"),
                         ("human", None)]
         await idle(app)
     server.assert_clean()
@@ -320,9 +327,14 @@ async def test_keepers_changes_survive_a_sigkill(server: FakeTelegramServer, db:
                                                                                or ""),
                                     timeout=20)
         assert answer is not None and answer.text is None
-        await server.wait_for(lambda: "Вернуть место: Борис" in " ".join(
-            b.text for b in table.all_buttons), 30)
-        texts = " ".join(b.text for b in table.all_buttons)
+        def menu() -> str:
+            shown = table_msg(server, gid)
+            return " ".join(b.text for b in shown.all_buttons) if shown else ""
+
+        await server.wait_for(lambda: "Вернуть место: Борис" in menu(), 30,
+                              what=f"the menu after the restart ({menu()!r})")
+        table = await current_table(server, gid)
+        texts = menu()
         assert "Отдать компьютеру: Глеб" in texts  # the computer's seat is Gleb's now
         assert await click_data(server, anna, table, f":kb:{bseat}") is None
         await server.wait_for(lambda: "Борис снова играет сам" in txt(table_msg(server, gid)),

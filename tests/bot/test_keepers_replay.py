@@ -74,6 +74,15 @@ def test_a_seat_handed_over_stays_the_computers_until_given_back() -> None:
     assert all(not e.code.startswith("k") for evs in rep2.events.values() for e in evs)
 
 
+def test_a_person_back_by_a_press_takes_the_keepers_line_away() -> None:
+    rules = make_rules("classic")
+    moves, _ = _moves(10)
+    rep = replay(rules, 7, [*moves[:3], control_record(0, "auto", KEEPER, (5, "Вера")),
+                            *moves[3:6], control_record(0, "human", "back"), *moves[6:]])
+    assert rep.auto == {}
+    assert all(e.code != "kauto" for evs in rep.events.values() for e in evs)
+
+
 def test_a_latecomer_in_a_computers_seat_is_handed_to_the_computer_again() -> None:
     rules = make_rules("classic")
     moves, _ = _moves(12)

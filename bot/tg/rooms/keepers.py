@@ -90,6 +90,11 @@ class KeepersRoom:
             await self.table.reload(s)
             return Answer(t(lang, "popup.stale"))
 
+    @staticmethod
+    def _keeper(s: Session, user: UserRef) -> tuple[int, str]:
+        """Who decided, as the table names them (an anonymous admin: "the group's admin")."""
+        return (user.id, t(s.lang, "keepers.anonymous") if user.anonymous_admin else user.name)
+
     async def _table_press(self, s: Session, c: cb.Callback, user: UserRef, where: Where,
                            lang: Lang) -> Answer:
         # what changes a seat or ends the game is bound to the seats it was shown for; what
@@ -144,7 +149,7 @@ class KeepersRoom:
         if refused is not None:
             return Answer(refused, alert=True)
         name = await self._name_of(uid)
-        was = s.seats[seat].name
+        was = self._seat_title(s, seat)
         await self.sit(s, seat, uid, name, keeper)
         self._close_request(s, uid, where, R.Rendered(
             t(s.lang, "keepers.request_done", name=esc(name), keeper=esc(user.name),
@@ -173,8 +178,14 @@ class KeepersRoom:
         self._post_request(s, user)
         return Answer(t(lang, "keepers.asked"))
 
+    @staticmethod
+    def _seat_title(s: Session, seat: int) -> str:
+        """A free seat as the request line names it (plain text): "🤖 Вера"."""
+        name = s.labels()[seat].name
+        return f"🤖 {name}" if s.seats[seat].computer else name
+
     def _post_request(self, s: Session, user: UserRef) -> None:
-        free = [(i, s.labels()[i].name) for i in K.free_seats(s.seats)]
+        free = [(i, self._seat_title(s, i)) for i in K.free_seats(s.seats)]
         self.asked.add((s.game_id, user.id))
         content = R.Rendered(K.request_text(s.lang, user.name, free),
                              K.request_keyboard(s.lang, s.game_id, K.seat_rev(s.seats),
@@ -277,11 +288,11 @@ class KeepersRoom:
         s.keepers_menu = ""
         s.reminded.discard(seat)
         s.timeouts.pop(seat, None)
-        self.table.refresh(s)  # the hand comes to the latecomer's private chat
-        self.table.schedule(s)  # their move: the timer; the computer stops for this seat
-        plang = self.people.lang_for_user(user_id)
+        plang = self.people.lang_for_user(user_id)  # the line first, then the hand below it
         self.kit.reply(user_id, t(plang, "keepers.private_sat", title=esc(s.title or "—"),
                                   keeper=esc(keeper[1])))
+        self.table.refresh(s)  # the hand comes to the latecomer's private chat
+        self.table.schedule(s)  # their move: the timer; the computer stops for this seat
 
     async def stop(self, s: Session, keeper: tuple[int, str]) -> None:
         await self.table.stop(s)
@@ -342,7 +353,7 @@ class KeepersRoom:
             if not await self.people.may_manage(s, user):
                 self.kit.reply(chat.id, t(lang, "keepers.only"), thread=chat.thread_id)
                 return
-            keeper = (user.id, user.name)
+            keeper = self._keeper(s, user)
             text = await self._command(s, name, keeper, target, args, lang)
         if text:
             self.kit.reply(chat.id, text, thread=chat.thread_id)

@@ -474,8 +474,9 @@ class TableRoom:
         """A seat on autopilot is its person's again (they pressed, or ``keeper`` decided:
         keepers.py); the caller holds the lock."""
         s.timeouts.pop(seat, None)
+        gone = ("timeout",) if keeper else ("timeout", "kauto")  # (a keeper's: keepers.py)
         for deal, evs in s.events.items():  # the "time ran out" lines go with the autopilot
-            s.events[deal] = [e for e in evs if not (e.code == "timeout" and e.seat == seat)]
+            s.events[deal] = [e for e in evs if not (e.code in gone and e.seat == seat)]
         self._forget_reminder(s, seat)
         await self.set_auto(s, seat, False, "back", keeper)
 
