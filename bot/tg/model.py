@@ -5,8 +5,11 @@
   for a move (``by``: ``h`` a person, ``c`` a computer seat, ``t`` a computer move made for a
   person whose time ran out, ``a`` a computer playing a seat whose person left or blocked the
   bot) and ``{"s": seat, "ctl": "auto" | "human", "why": …}`` when a seat is handed to the
-  computer or taken back, and ``{"pace": "quick" | "normal" | "unhurried", "uid": user}``
-  when a keeper changes the table's pace during the game (``PACES``).
+  computer or taken back (``why`` "keeper": by a keeper of the table, named in ``"keeper"``,
+  ``"kid"`` their id); ``{"s": seat, "ctl": "sit", "uid": …, "name": …, "keeper": …,
+  "kid": …}`` when a person sits down in a computer's seat during the game (keepers.py); and
+  ``{"pace": "quick" | "normal" | "unhurried", "uid": user}`` when a keeper changes the
+  table's pace during the game (``PACES``).
 * ``replay`` rebuilds a game from its record; ``sheet_row`` is the score-sheet JSON of a deal.
 """
 
@@ -90,8 +93,34 @@ def move_record(seat: int, action: str, by: str) -> str:
     return json.dumps({"s": seat, "a": action, "by": by}, ensure_ascii=False)
 
 
-def control_record(seat: int, ctl: Literal["auto", "human"], why: str) -> str:
-    return json.dumps({"s": seat, "ctl": ctl, "why": why})
+def control_record(seat: int, ctl: Literal["auto", "human"], why: str,
+                   keeper: tuple[int, str] | None = None) -> str:
+    rec: dict[str, Any] = {"s": seat, "ctl": ctl, "why": why}
+    if keeper is not None:  # a keeper's decision (keepers.py): who decided
+        rec["keeper"], rec["kid"] = keeper[1], keeper[0]
+    return json.dumps(rec, ensure_ascii=False)
+
+
+# ---- the keepers' controls (bot/tg/rooms/keepers.py)
+
+KEEPER = "keeper"  # the ``why`` of a seat handed to the computer by a keeper
+SIT = "sit"  # the ``ctl`` of a person sitting down in a computer's seat
+
+
+def sit_record(seat: int, user_id: int, name: str, keeper: tuple[int, str]) -> str:
+    return json.dumps({"s": seat, "ctl": SIT, "uid": user_id, "name": name,
+                       "keeper": keeper[1], "kid": keeper[0]}, ensure_ascii=False)
+
+
+def control_event(rec: dict[str, Any]) -> Event | None:
+    """The table's line for a keeper's seat change (None for other seat changes):
+    ``kauto`` (handed to the computer), ``khuman`` (given back), ``ksit`` (a person sat
+    down); ``why`` is the keeper's name."""
+    keeper = rec.get("keeper")
+    if not isinstance(keeper, str):
+        return None
+    code = {"auto": "kauto", "human": "khuman", SIT: "ksit"}.get(str(rec.get("ctl")))
+    return Event(code, int(rec["s"]), why=keeper) if code else None
 
 
 def pace_record(pace: str, user_id: int) -> str:
@@ -114,6 +143,7 @@ def move_events(before: GameState, after: GameState, seat: int, action: str,
 class Replayed:
     state: GameState
     auto: dict[int, str] = field(default_factory=dict)  # seat -> why, seats now played by AI
+    sits: dict[int, tuple[int, str]] = field(default_factory=dict)  # seat -> (user id, name)
     events: dict[int, list[Event]] = field(default_factory=dict)  # deal number -> events
     moves: int = 0
     pace: str | None = None  # the last pace a keeper set during the game (None: unchanged)
@@ -140,6 +170,15 @@ def replay(rules: Rules, seed: int, records: list[str]) -> Replayed:
                 out.auto[seat] = str(rec.get("why", ""))
             else:
                 out.auto.pop(seat, None)
+            if rec["ctl"] == "human" and "keeper" not in rec:  # the person came back by
+                for deal, evs in out.events.items():  # pressing: a keeper's line goes
+                    out.events[deal] = [e for e in evs if not (e.code == "kauto"
+                                                               and e.seat == seat)]
+            if rec["ctl"] == SIT:  # the seat is this person's from now on
+                out.sits[seat] = (int(rec["uid"]), str(rec.get("name") or "?"))
+            ev = control_event(rec)
+            if ev is not None:
+                out.events.setdefault(deal_number(out.state), []).append(ev)
             continue
         before = out.state
         action = str(rec["a"])

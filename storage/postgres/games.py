@@ -254,6 +254,15 @@ class Games:
             message_ids, self._pg.now(), check_int64("game_id", game_id),
         )
 
+    async def set_seats(self, game_id: int, seats: str) -> None:
+        """Who sits in each seat now (see the SQLite backend); ``NotFound``."""
+        check_json("seats", seats)
+        await self._pg.update_one(
+            f"game {game_id}",
+            "UPDATE games SET seats = $1, updated = $2 WHERE game_id = $3",
+            seats, self._pg.now(), check_int64("game_id", game_id),
+        )
+
     async def set_deadline(
         self, game_id: int, deadline: float | None, *, expected_version: int | None = None
     ) -> None:

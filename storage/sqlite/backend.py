@@ -239,6 +239,9 @@ class Storage:
     async def set_message_ids(self, game_id: int, message_ids: str) -> None:
         await self._games.set_message_ids(game_id, message_ids)
 
+    async def set_seats(self, game_id: int, seats: str) -> None:
+        await self._games.set_seats(game_id, seats)
+
     async def set_deadline(
         self, game_id: int, deadline: float | None, *, expected_version: int | None = None
     ) -> None:

@@ -184,6 +184,12 @@ class Games:
         check_json("message_ids", message_ids)
         await self._db.transact(_set_message_ids, game_id, message_ids)
 
+    async def set_seats(self, game_id: int, seats: str) -> None:
+        """Store who sits in each seat now (JSON), whatever the game's status: a person
+        took a computer's seat during the game (the action log has the truth); ``NotFound``."""
+        check_json("seats", seats)
+        await self._db.transact(_set_seats, game_id, seats)
+
     async def set_deadline(
         self, game_id: int, deadline: float | None, *, expected_version: int | None = None
     ) -> None:
@@ -502,6 +508,14 @@ async def finish(db: Database, game_id: int, outcome: Outcome, now: float) -> No
         " WHERE game_id = ?",
         ("stopped" if outcome.stopped else "finished", now, game_id),
     )
+
+
+def _set_seats(conn: sqlite3.Connection, now: float, game_id: int, seats: str) -> None:
+    changed = conn.execute(
+        "UPDATE games SET seats = ?, updated = ? WHERE game_id = ?", (seats, now, game_id)
+    ).rowcount
+    if changed != 1:
+        raise NotFound(f"game {game_id}")
 
 
 def _set_message_ids(conn: sqlite3.Connection, now: float, game_id: int, ids: str) -> None:

@@ -504,6 +504,17 @@ async def test_set_message_ids_and_deadline(store: Storage) -> None:
     assert (await must_get(store, game_id)).deadline is None
 
 
+async def test_set_seats(store: Storage) -> None:
+    """A person sits in a computer's seat during the game: the game's seats follow."""
+    game_id = await new_game(store, start=True)
+    seats = json.dumps([{"kind": "human", "user_id": ALICE, "name": "Алиса", "level": ""}])
+    await store.set_seats(game_id, seats)
+    game = await must_get(store, game_id)
+    assert game.seats == seats and game.status == "playing"
+    with pytest.raises(NotFound):
+        await store.set_seats(game_id + 1000, seats)
+
+
 async def test_finish_game(store: Storage) -> None:
     game_id = await new_game(store, code="fin", start=True)
     await play(store, game_id, 2)

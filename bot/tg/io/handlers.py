@@ -220,6 +220,24 @@ async def on_table(update: Update, context: Ctx) -> None:
         await service_of(context).commands.table_cmd(refs[0], refs[1])
 
 
+async def on_keepers(update: Update, context: Ctx) -> None:
+    """``/auto``, ``/sit``, ``/kick``: a keeper's controls, answering a person's message
+    (its sender is meant) or naming a seat (keepers.py)."""
+    refs = _refs(update)
+    msg = update.effective_message
+    if refs is None or msg is None or not msg.text:
+        return
+    name = msg.text.split()[0].lstrip("/").partition("@")[0].lower()
+    target = None
+    answered = msg.reply_to_message
+    if answered is not None and answered.from_user is not None and not answered.from_user.is_bot \
+            and answered.sender_chat is None and (not msg.is_topic_message or
+                                                  answered.forum_topic_created is None):
+        target = user_ref(answered.from_user)
+    await service_of(context).keepers.command(name, refs[0], refs[1], target,
+                                              list(context.args or []))
+
+
 async def on_unknown_command(update: Update, context: Ctx) -> None:
     """A command the bot does not know: a hint in private, and in a group only when it was
     addressed to this bot (``/foo@thisbot``) — other bots' commands are not ours."""
@@ -323,7 +341,7 @@ async def on_error(update: object, context: Ctx) -> None:
 
 
 COMMANDS = ("start", "newgame", "score", "rules", "help", "leave", "stop", "lang", "table",
-            "export", "stats", "top")
+            "export", "stats", "top", "auto", "sit", "kick")
 
 #: The update types ``add_handlers`` handles: the ``allowed_updates`` of getUpdates and
 #: setWebhook, so Telegram sends nothing else (commands, private text, files and group
@@ -348,6 +366,7 @@ def add_handlers(app: AnyApp) -> None:
     app.add_handler(CommandHandler("stats", _guarded(on_stats), filters=msgs))
     app.add_handler(CommandHandler("top", _guarded(on_top), filters=msgs))
     app.add_handler(CommandHandler("export", _guarded(on_export), filters=msgs))
+    app.add_handler(CommandHandler(("auto", "sit", "kick"), _guarded(on_keepers), filters=msgs))
     app.add_handler(MessageHandler(filters.COMMAND & msgs, _guarded(on_unknown_command)))
     app.add_handler(CallbackQueryHandler(on_callback))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

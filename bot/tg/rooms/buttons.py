@@ -16,6 +16,7 @@ import logging
 from bot.i18n import t
 from bot.tg.rooms.base import Kit
 from bot.tg.rooms.hints import HintsRoom
+from bot.tg.rooms.keepers import KeepersRoom
 from bot.tg.rooms.lobby import LobbyRoom
 from bot.tg.rooms.media import MediaRoom
 from bot.tg.rooms.restore import RestoreRoom
@@ -31,7 +32,7 @@ class ButtonsRoom:
     """Routes a press to the room of its verb, with the checks every press shares."""
 
     def __init__(self, kit: Kit, table: TableRoom, lobby: LobbyRoom, restore: RestoreRoom,
-                 hints: HintsRoom, media: MediaRoom) -> None:
+                 hints: HintsRoom, media: MediaRoom, keepers: KeepersRoom) -> None:
         self.registry = kit.registry
         self.people = kit.people
         self.clock = kit.config.clock
@@ -40,6 +41,7 @@ class ButtonsRoom:
         self.restore = restore
         self.hints = hints
         self.media = media
+        self.keepers = keepers
 
     async def press(self, data: str | None, user: UserRef, where: Where,
                     reply: Reply | None = None) -> Answer:
@@ -81,6 +83,8 @@ class ButtonsRoom:
             if s.paused:
                 return Answer(t(lang, "popup.paused"))
             s.pressed[user.id] = self.clock()  # (no "your move" ping for a busy presser)
+            if c.verb in cb.KEEPER_VERBS:  # the keepers' controls (keepers.py)
+                return await self.keepers.press(s, c, user, where)
             if s.status == "lobby":
                 saved = LobbyCopy.of(s)
                 try:

@@ -13,6 +13,7 @@ from bot.tg.model import (
     sheet_row,
 )
 from bot.tg.rooms.base import Kit
+from bot.tg.rooms.keepers import KeepersRoom
 from bot.tg.rooms.lobby import LobbyRoom
 from bot.tg.rooms.membership import MembershipRoom
 from bot.tg.rooms.restore import RestoreRoom
@@ -49,7 +50,7 @@ class CommandsRoom:
     """What people type (but /stats and /top: ``ratings.py``, /export: ``media.py``)."""
 
     def __init__(self, kit: Kit, table: TableRoom, lobby: LobbyRoom, restore: RestoreRoom,
-                 membership: MembershipRoom) -> None:
+                 membership: MembershipRoom, keepers: KeepersRoom) -> None:
         self.kit = kit
         self.storage = kit.storage
         self.outbox = kit.outbox
@@ -59,6 +60,7 @@ class CommandsRoom:
         self.lobby = lobby
         self.restore = restore
         self.membership = membership
+        self.keepers = keepers
 
     def _reply(self, chat: ChatRef, text: str, keyboard: R.Keyboard = ()) -> None:
         """A reply where the command was written (its forum topic too)."""
@@ -100,6 +102,9 @@ class CommandsRoom:
             await self.membership.user_back(user.id)
         if payload.startswith("join_"):
             await self.lobby.join_by_code(user, payload[5:])
+            return
+        if payload.startswith("seat_"):  # a latecomer asks for a seat (keepers.py)
+            await self.keepers.ask_by_code(user, payload[5:])
             return
         self.kit.reply(user.id, t(lang, "start.hello", name=esc(user.name)))
 

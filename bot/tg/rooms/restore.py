@@ -48,9 +48,11 @@ from bot.engine.rules import (
 from bot.engine.state import Phase
 from bot.i18n import norm_lang, t
 from bot.tg.model import (
+    SeatInfo,
     deal_number,
     replay,
     seats_from_json,
+    seats_json,
 )
 from bot.tg.rooms.base import Kept, Kit
 from bot.tg.rooms.lobby import LobbyRoom
@@ -379,6 +381,14 @@ class RestoreRoom:
         s.state = rep.state
         s.store_version = game.version
         s.events = rep.events
+        for seat, (uid, name) in rep.sits.items():  # latecomers in computers' seats (keepers.py)
+            s.seats[seat] = SeatInfo("human", uid, name, "")
+            row = await self.storage.get_user(uid)
+            if row is not None and row.language is not None:
+                self.people.remember(uid, norm_lang(row.language))
+        if rep.sits and seats_json(s.seats) != game.seats:  # (stored after the record)
+            with contextlib.suppress(StorageError):
+                await self.storage.set_seats(game.game_id, seats_json(s.seats))
         for seat, why in rep.auto.items():
             s.seats[seat].auto = True
             s.seats[seat].why = why

@@ -19,10 +19,13 @@ them" check it):
 | restore | ``restore.py`` | start-up restore, leases, expiry, shutdown | table, lobby, |
 | | | | ratings |
 | media | ``media.py`` | pictures, /export, record files | membership |
+| keepers | ``keepers.py`` | the keepers' controls: seats to the computer and | table, lobby |
+| | | back, latecomers, stop, removal from a lobby | |
 | commands | ``commands.py`` | what people type | table, lobby, |
-| | | | restore, membership |
+| | | | restore, membership, |
+| | | | keepers |
 | buttons | ``buttons.py`` | a press routed to its room | table, lobby, restore, |
-| | | | hints, media |
+| | | | hints, media, keepers |
 
 Upward needs are narrow callbacks, wired here and nowhere else: ``TableHooks.game_over``
 (the lobby's final sheet, then the media room's pictures, then the ratings room's count)
@@ -48,6 +51,7 @@ from bot.tg.rooms.base import Config, Kit, MessageIds, People, Registry, Tasks
 from bot.tg.rooms.buttons import ButtonsRoom
 from bot.tg.rooms.commands import CommandsRoom
 from bot.tg.rooms.hints import HintsRoom
+from bot.tg.rooms.keepers import KeepersRoom
 from bot.tg.rooms.lobby import LobbyRoom, fit_rules
 from bot.tg.rooms.media import MediaRoom
 from bot.tg.rooms.membership import MembershipRoom
@@ -154,10 +158,11 @@ class GameService:
         self.membership = MembershipRoom(kit, self.table, self.lobby)
         self.restore = RestoreRoom(kit, self.table, self.lobby, self.ratings)
         self.media = MediaRoom(kit, self.membership)
+        self.keepers = KeepersRoom(kit, self.table, self.lobby)
         self.commands = CommandsRoom(kit, self.table, self.lobby, self.restore,
-                                     self.membership)
+                                     self.membership, self.keepers)
         self.buttons = ButtonsRoom(kit, self.table, self.lobby, self.restore, self.hints,
-                                   self.media)
+                                   self.media, self.keepers)
         # the table's upward callbacks (looked up when called, so a room's method can be
         # replaced in a test)
         hooks.game_over = self._game_over

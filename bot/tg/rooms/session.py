@@ -203,6 +203,7 @@ class Session:
     pressed: dict[int, float] = field(default_factory=dict)  # user id -> clock() of a press
     # pings of the turn now (seat -> (state version, pings sent)); also in ``ids["p"]``
     pings: dict[int, tuple[int, int]] = field(default_factory=dict)
+    keepers_menu: str = ""  # the keepers' menu open on the table: "", "m", "s" (keepers.py)
 
     @property
     def place(self) -> Place:

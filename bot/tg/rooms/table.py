@@ -38,8 +38,10 @@ from bot.tg.model import (
     BY_FORCED,
     BY_HUMAN,
     BY_TIMEOUT,
+    KEEPER,
     UNHURRIED,
     Event,
+    control_event,
     control_record,
     deal_number,
     move_events,
@@ -67,6 +69,7 @@ from bot.tg.rooms.session import (
     table_key,
 )
 from bot.tg.view import callbacks as cb
+from bot.tg.view import keepers as K
 from bot.tg.view import render as R
 from storage import (
     Outcome,
@@ -209,7 +212,7 @@ class TableRoom:
             s.reminded.add(seat)
             self.outbox.put(uid, reminder_key(s.game_id, seat),
                             R.Rendered(t(self.people.lang_for_user(uid), "autopilot.private")))
-        elif not (s.seats[seat].auto and s.seats[seat].why == AWAY):
+        elif not (s.seats[seat].auto and s.seats[seat].why in (AWAY, KEEPER)):
             self.forget_reminder(s, seat)
         if by == BY_HUMAN:
             s.timeouts.pop(seat, None)
@@ -289,9 +292,12 @@ class TableRoom:
         return deadline - (timeout if timeout is not None else self.config.unhurried_ping_after)
 
     def info(self, s: Session, deal: int) -> R.TableInfo:
+        keepers = None if s.solo else K.KeepersInfo(  # the keepers' controls (keepers.py)
+            K.seat_rev(s.seats), s.keepers_menu, tuple(K.seat_state(x) for x in s.seats))
         return R.TableInfo(s.game_id, s.labels(), tuple(s.events.get(deal, ())), s.solo,
                            hints_allowed(s), s.pace,
-                           s.since if s.pace == UNHURRIED and s.since else None)
+                           s.since if s.pace == UNHURRIED and s.since else None,
+                           keepers=keepers)
 
     def _replies_follow(self, s: Session, st: GameState) -> bool:
         """Within a press's merge window, is the next move made at once (a computer seat or
@@ -461,6 +467,8 @@ class TableRoom:
             if s.state is not st or s.status != "playing" or not self.coord.owns(s.game_id) \
                     or s.paused:
                 return True  # (another process runs this game now: coord.py; or paused)
+            if by in (BY_COMPUTER, BY_AUTO) and not s.seats[seat].played_by_computer:
+                return True  # a person took the seat meanwhile (keepers.py)
             try:
                 await self._commit(s, seat, action, by)
             except (VersionConflict, StatusConflict):
@@ -627,27 +635,44 @@ class TableRoom:
         """A press by a person whose seat went on autopilot (``away``): the seat is theirs
         again (the caller holds the lock).  True if it was taken back."""
         who = s.seats[seat]
-        if not (who.auto and who.why == AWAY):
+        if not (who.auto and who.why in (AWAY, KEEPER)):  # (a keeper's: keepers.py)
             return False
-        s.timeouts.pop(seat, None)
-        for deal, evs in s.events.items():  # the "time ran out" lines go with the autopilot
-            s.events[deal] = [e for e in evs if not (e.code == "timeout" and e.seat == seat)]
-        self.forget_reminder(s, seat)
-        await self.set_auto(s, seat, False, "back")
+        await self.give_back(s, seat)
         return True
 
-    async def set_auto(self, s: Session, seat: int, auto: bool, why: str) -> None:
-        """Hand a seat to the computer (or give it back); the caller holds ``s.lock``."""
+    async def give_back(self, s: Session, seat: int,
+                        keeper: tuple[int, str] | None = None) -> None:
+        """A seat on autopilot is its person's again (they pressed, or ``keeper`` decided:
+        keepers.py); the caller holds the lock."""
+        s.timeouts.pop(seat, None)
+        gone = ("timeout",) if keeper else ("timeout", "kauto")  # (a keeper's: keepers.py)
+        for deal, evs in s.events.items():  # the "time ran out" lines go with the autopilot
+            s.events[deal] = [e for e in evs if not (e.code in gone and e.seat == seat)]
+        self.forget_reminder(s, seat)
+        await self.set_auto(s, seat, False, "back", keeper)
+
+    async def set_auto(self, s: Session, seat: int, auto: bool, why: str,
+                       keeper: tuple[int, str] | None = None) -> None:
+        """Hand a seat to the computer (or give it back); the caller holds ``s.lock``.
+        ``keeper``: (id, name) of the keeper who decided it (keepers.py)."""
         who = s.seats[seat]
         if who.auto == auto and (not auto or who.why == why):
             return
         st = s.state
         assert st is not None
-        await self.storage.append_action(
-            s.game_id, s.store_version, control_record(seat, "auto" if auto else "human", why),
-            snapshot(st), deadline=None if auto else self.deadline(s, st))
+        record = control_record(seat, "auto" if auto else "human", why, keeper)
+        was = who.auto, who.why
+        who.auto, who.why = auto, why if auto else ""  # (the deadline follows the change)
+        try:
+            await self.storage.append_action(s.game_id, s.store_version, record,
+                                             snapshot(st), deadline=self.deadline(s, st))
+        except BaseException:
+            who.auto, who.why = was
+            raise
         s.store_version += 1
-        who.auto, who.why = auto, why if auto else ""
+        ev = control_event(json.loads(record))
+        if ev is not None:
+            s.events.setdefault(deal_number(st), []).append(ev)
         self.refresh(s)
         self.schedule(s)
 
@@ -732,6 +757,9 @@ class TableRoom:
             await self.bot.unpin_chat_message(s.chat_id, message_id=mid)
         except TelegramError as e:
             log.info("game %s: message %s not unpinned: %s", s.game_id, mid, e)
+    async def reload(self, s: Session) -> None:
+        """Storage disagrees with memory: the session rebuilt (``TableHooks.reload``)."""
+        await self.hooks.reload(s)
 
     async def stop(self, s: Session) -> None:
         """End a playing game, keeping its results (the caller holds ``s.lock``)."""

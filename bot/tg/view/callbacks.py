@@ -58,10 +58,21 @@ ANALYSE: Final = "z"  # a deal's summary: the open-card analysis (arg: the deal'
 PICTURES: Final = "pc"  # /score and the final sheet: the sheet and race pictures (any game)
 PACE: Final = "tp"  # lobby: the table's pace (arg: quick, normal or unhurried)
 
+# the keepers' controls (view/keepers.py; version: the seat revision, the lobby's revision)
+KMENU: Final = "km"  # table: the keepers' menu ("" closed, "m" open, "s" stop?); lobby: "k"
+KAUTO: Final = "ka"  # table menu: hand a person's seat to the computer (arg: the seat)
+KBACK: Final = "kb"  # table menu: give a seat back to its person (arg: the seat)
+KSTOP: Final = "ks"  # table menu: stop the game (after "s" asked)
+SIT: Final = "ts"  # table: a latecomer asks for a computer's seat
+SIT_OK: Final = "ty"  # the request line: let the person in ("<seat>.<user id>")
+SIT_NO: Final = "tn"  # the request line: refuse (arg: the user id)
+KICK: Final = "kk"  # lobby: remove a person (arg: the seat)
+KEEPER_VERBS: Final = frozenset({KMENU, KAUTO, KBACK, KSTOP, SIT, SIT_OK, SIT_NO, KICK})
+
 VERBS: Final = frozenset(
     {ACT, HAND, SCORE, JOIN, LEAVE, ADD_AI, DROP_AI, PLAYERS, PRESET, LEVEL, START, CANCEL, MENU,
      SET, REMATCH, NEW_TABLE, FORCED, HINTS, HINT, ANALYSE, PICTURES, PACE}
-)
+) | KEEPER_VERBS
 
 _RE: Final = re.compile(r"g([1-9]\d{0,17}):(0|[1-9]\d{0,8}):([a-z]{1,2}):([a-z0-9._]{0,24})")
 _ARG_RE: Final = {
@@ -87,6 +98,14 @@ _ARG_RE: Final = {
     ANALYSE: re.compile(r"[1-9]\d{0,3}"),
     PICTURES: re.compile(r""),
     PACE: re.compile(r"quick|normal|unhurried"),
+    KMENU: re.compile(r"|m|s|k"),
+    KAUTO: re.compile(r"[0-3]"),
+    KBACK: re.compile(r"[0-3]"),
+    KSTOP: re.compile(r""),
+    SIT: re.compile(r""),
+    SIT_OK: re.compile(r"[0-3]\.[1-9]\d{0,15}"),
+    SIT_NO: re.compile(r"[1-9]\d{0,15}"),
+    KICK: re.compile(r"[0-3]"),
 }
 
 _PLAIN: Final = {"dk": DARK, "lt": LIGHT, "rd": REDEAL, "kp": KEEP, "ps": PASS, "cs": CONCEDE}

@@ -15,6 +15,7 @@ from bot.engine.rules import (
 )
 from bot.i18n import esc, t
 from bot.tg.view import callbacks as cb
+from bot.tg.view import keepers as K
 from bot.tg.view.common import (
     LEVELS,
     SECTIONS,
@@ -52,7 +53,7 @@ class LobbyInfo:
 
 
 def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
-    if info.page:
+    if info.page and info.page != "k":
         return render_settings(lang, info)
     r = info.rules
     lines = [t(lang, "lobby.title"), t(lang, "lobby.rules", rules=rules_brief(lang, r))]
@@ -63,8 +64,10 @@ def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
     if info.note:
         lines.append(f"<i>{info.note}</i>")
     full = len(info.seats) >= r.players
-    lines.append(t(lang, "lobby.hint_full" if full else "lobby.hint"))
     g, v = info.game_id, info.rev
+    if info.page == "k":  # the keepers' page: remove a person (keepers.py)
+        return K.lobby_remove_page(lang, g, v, info.seats, lines)
+    lines.append(t(lang, "lobby.hint_full" if full else "lobby.hint"))
     rows: list[tuple[Button, ...]] = [
         (Button(t(lang, "btn.join"), cb.encode(g, v, cb.JOIN)),
          Button(t(lang, "btn.leave"), cb.encode(g, v, cb.LEAVE))),
@@ -72,6 +75,8 @@ def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
     ai_row = [Button(t(lang, "btn.add_computer"), cb.encode(g, v, cb.ADD_AI))]
     if any(s.computer for s in info.seats):
         ai_row.append(Button(t(lang, "btn.drop_computer"), cb.encode(g, v, cb.DROP_AI)))
+    if any(not x.computer for x in info.seats):  # the keepers' "remove a person" (keepers.py)
+        ai_row.append(K.lobby_button(lang, g, v))
     rows.append(tuple(ai_row))
     nxt_players = {2: 3, 3: 4, 4: 2}[r.players]
     preset = preset_of(r)

@@ -13,6 +13,7 @@ from bot.engine.views import TableView
 from bot.i18n import esc, has, t
 from bot.tg.model import Event
 from bot.tg.view import callbacks as cb
+from bot.tg.view import keepers as K
 from bot.tg.view.common import (
     SUIT_EMOJI,
     Button,
@@ -42,6 +43,7 @@ class TableInfo:
     hints: bool = False  # a 💡 button on the hand message (solo, or the table allows it)
     pace: str = "normal"  # quick, normal or unhurried (model.PACES)
     since: float | None = None  # an unhurried table: when the turn now began to wait
+    keepers: K.KeepersInfo | None = None  # the keepers' controls of a group table (keepers.py)
 
 
 def _header(lang: str, v: TableView, seats: Sequence[SeatLabel]) -> list[str]:
@@ -67,7 +69,13 @@ def redeal_line(lang: str, code: str, seat: int, seats: Sequence[SeatLabel]) -> 
 def _event_lines(lang: str, info: TableInfo) -> list[str]:
     out = []
     timed_out: list[int] = []  # one line a seat, however often its time ran out
+    # a keeper's decisions (keepers.py): the last one of each seat in this deal
+    kept = {e.seat: e for e in info.events if e.code in ("kauto", "khuman", "ksit")}
     for e in info.events:
+        if kept.get(e.seat) is e:
+            line = K.event_line(lang, e, info.seats)
+            if line:
+                out.append(line)
         if e.code == "unblind":
             out.append("🌗 " + t(lang, "event.unblind", name=seat_name(info.seats, e.seat),
                                 bid=e.value))
@@ -77,8 +85,8 @@ def _event_lines(lang: str, info: TableInfo) -> list[str]:
                 0 <= e.seat < len(info.seats) and info.seats[e.seat].away):
             timed_out.append(e.seat)
             out.append("⏰ " + t(lang, "event.timeout", name=seat_name(info.seats, e.seat)))
-    for s in info.seats:
-        if s.auto:
+    for i, s in enumerate(info.seats):
+        if s.auto and not (i in kept and kept[i].code == "kauto"):
             out.append(t(lang, "autopilot.on", name=esc(s.name)) if s.away
                        else "🤖 " + t(lang, "event.auto", name=esc(s.name)))
     return out
@@ -185,7 +193,11 @@ def render_table(lang: str, pv: TableView, info: TableInfo) -> Rendered:
                                            and info.seats[pv.to_act].computer):
             turn += " · " + t(lang, "table.waits_since", time=clock_time(info.since))
         lines.append(turn)
+    menu = K.menu_line(lang, info.keepers)  # (keepers.py)
+    if menu:
+        lines.append(menu)
     g = info.game_id
-    rows = ((Button(t(lang, "btn.my_cards"), cb.encode(g, 0, cb.HAND)),
-             Button(t(lang, "btn.score"), cb.encode(g, 0, cb.SCORE))),)
+    base = (Button(t(lang, "btn.my_cards"), cb.encode(g, 0, cb.HAND)),
+            Button(t(lang, "btn.score"), cb.encode(g, 0, cb.SCORE)))
+    rows = K.table_keyboard(lang, g, info.seats, info.keepers, base)
     return Rendered(fit("\n".join(lines)), rows)
