@@ -19,6 +19,7 @@ from bot.tg.rooms import table as table_module
 from bot.tg.rooms.service import Session
 from tests.bot.helpers import (
     action_button,
+    click_data,
     idle,
     open_table,
     running,
@@ -264,5 +265,56 @@ async def test_the_sweep_keeps_the_hand_messages_of_a_group_table(
         assert {p.id: len(server.chat(p).bot_messages()) for p in people} == hands
         await server.send_text(people[0], GROUP - 1, "/stop")
         await server.wait_for(lambda: not svc.sessions, what="the game stopped")
+        await idle(app)
+    server.assert_clean()
+
+
+async def test_an_evicted_unhurried_table_still_pings_twice_and_waits(
+        server: FakeTelegramServer, db: Path) -> None:
+    """An unhurried table (issue 19) waiting for a person leaves memory; it is rebuilt just
+    before its first ping (which comes), leaves memory again, is rebuilt for the second
+    ping, and then waits in storage with nothing due: no move is made for the person."""
+    people = [server.add_user(7401 + i, name) for i, name in enumerate(["Ада", "Бен"])]
+    server.add_group(GROUP, "Клуб", members=people[1:], admins=people[:1])
+    async with running(server, db, idle_evict_after=IDLE, turn_timeout=0.5,
+                       unhurried_ping_after=3.0, unhurried_ping_again=7.0,
+                       ping_quiet=0.0) as app:
+        svc = service(app)
+        await start_private(server, *people)
+        gid, lobby = await open_table(server, app, GROUP, people[0], people[1:], args="3",
+                                      computers=1, start=False)
+        assert await click_data(server, people[0], lobby, ":tp:unhurried") is None
+        assert await click_data(server, people[0], lobby, ":st:") is None
+        s = session(app, gid)
+        assert s is not None and s.pace == "unhurried"
+
+        def person_waits(s: Session = s) -> tuple[int, int] | None:
+            st = s.state
+            if st is None or st.to_act < 0 or s.seats[st.to_act].kind != "human":
+                return None
+            return (st.version, st.to_act) if s.timer is not None else None
+
+        _, seat = await server.wait_for(person_waits, what="a person's turn")
+        who = next(p for p in people if p.id == s.seats[seat].user_id)
+        stored = len(await svc.storage.actions(gid))
+        await _evicted(app, gid, timeout=2.5)  # out of memory before the first ping
+        assert not [m for m in server.sent_by_bot(who) if (m.first_text or "").startswith("🔔")]
+        first = await server.wait_bot_message(
+            who, predicate=lambda m: "🔔" in txt(m), timeout=6)
+        await _evicted(app, gid, timeout=3)  # and out again before the second
+        second = await server.wait_bot_message(
+            who, predicate=lambda m: "🔔" in txt(m) and m.message_id != first.message_id,
+            timeout=8)
+        assert server.chat(who).messages[first.message_id].deleted  # one out at a time
+        await _evicted(app, gid, timeout=3)  # nothing more is due: it waits in storage
+        assert svc.kit.registry.kept[gid].wake is None
+        await asyncio.sleep(1.0)  # (twice the normal timeout: an unhurried turn has none)
+        game = await svc.storage.get_game(gid)
+        assert game is not None and game.status == "playing"
+        assert len(await svc.storage.actions(gid)) == stored  # no move made for anybody
+        assert second.message_id > first.message_id
+        await server.send_text(people[0], GROUP, "/stop")
+        await server.wait_for(lambda: not svc.sessions and not svc.pending,
+                              what="the game stopped")
         await idle(app)
     server.assert_clean()

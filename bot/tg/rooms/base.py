@@ -17,6 +17,7 @@ narrow callback: ``Tasks.on_died`` (the table room sets it to ``TableRoom.resume
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -414,6 +415,7 @@ class MessageIds:
     def __init__(self, storage: Backend, tasks: Tasks) -> None:
         self.storage = storage
         self.tasks = tasks
+        self._sooner: dict[int, asyncio.Event] = {}  # wakes a waiting save made due sooner
 
     def _replaced(self, s: Session) -> bool:
         """``s`` is an old copy: the game was rebuilt since (several processes: another one
@@ -428,7 +430,11 @@ class MessageIds:
         s.ids_dirty = True
         due = time.monotonic() + delay
         if s.ids_task is not None and not s.ids_task.done():
-            s.ids_due = min(s.ids_due, due)
+            if due < s.ids_due:  # (a setting saved at once while an edit's save waits)
+                s.ids_due = due
+                sooner = self._sooner.get(s.game_id)
+                if sooner is not None:
+                    sooner.set()
             return
         s.ids_due = due
         if self.tasks.closing:
@@ -436,17 +442,24 @@ class MessageIds:
 
         async def run() -> None:
             backoff = Backoff(s.game_id, "saving message ids")
-            while s.ids_dirty and not self.tasks.closing:
-                wait = s.ids_due - time.monotonic()
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                    continue
-                try:
-                    await self.write(s)
-                    backoff.ok()
-                except StorageError as e:
-                    backoff.failed(e)
-                    await backoff.wait()
+            sooner = self._sooner[s.game_id] = asyncio.Event()
+            try:
+                while s.ids_dirty and not self.tasks.closing:
+                    wait = s.ids_due - time.monotonic()
+                    if wait > 0:
+                        sooner.clear()
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(sooner.wait(), wait)
+                        continue
+                    try:
+                        await self.write(s)
+                        backoff.ok()
+                    except StorageError as e:
+                        backoff.failed(e)
+                        await backoff.wait()
+            finally:
+                if self._sooner.get(s.game_id) is sooner:
+                    del self._sooner[s.game_id]
 
         s.ids_task = self.tasks.spawn(s, run(), f"ids:{s.game_id}")
 

@@ -470,8 +470,13 @@ class RestoreRoom:
         if not self.registry.live(s) or s.status not in ("lobby", "playing"):
             return False, None
         if s.lock.locked() or s.busy or s.claiming or s.ids_dirty or s.ids_urgent \
-                or s.merge_timer is not None or s.reminded:
+                or s.merge_timer is not None:
             return False, None
+        out = s.ids.get("p")
+        stored: dict[str, object] = out if isinstance(out, dict) else {}
+        if any(str(seat) not in stored for seat in s.reminded):
+            return False, None  # a private line out that only this copy knows (a rebuilt
+            # session knows the pings and reminders stored in ``ids["p"]``)
         if s.game_id in self.registry.pending:
             return False, None
         timer = s.timer is not None and not s.timer.done()
