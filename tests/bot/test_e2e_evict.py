@@ -213,13 +213,14 @@ async def test_the_turn_timer_of_an_evicted_group_game_reminds_and_times_out(
         s2 = session(app, gid)
         assert s2 is not None
 
-        def timed_out(s: Session = s2) -> bool:
-            st = s.state
-            return st is not None and st.version > version
+        def timed_out() -> Session | None:  # (it may have left memory again meanwhile:
+            now = session(app, gid)  # its reminder is stored, and it is rebuilt in time)
+            st = now.state if now is not None else None
+            return now if st is not None and st.version > version else None
 
-        await server.wait_for(timed_out, timeout=timeout, what="the time-out move")
+        s3 = await server.wait_for(timed_out, timeout=timeout, what="the time-out move")
         assert clock() >= deadline - 0.5
-        assert any(e.code == "timeout" for evs in s2.events.values() for e in evs)
+        assert any(e.code == "timeout" for evs in s3.events.values() for e in evs)
         assert reminder.message_id > 0
         await idle(app)
         await server.send_text(people[0], GROUP, "/stop")
