@@ -286,11 +286,11 @@ class CommandsRoom:
                 saved = LobbyCopy.of(s)
                 s.ids["pace"] = pace
                 try:
+                    await self.kit.ids.write(s)  # stored before it is confirmed
                     await self.lobby.saved(s)
                 except StorageError:
                     saved.restore(s)
                     raise
-                self.kit.ids.save(s, 0.0)
             else:
                 await self.table.set_pace(s, pace, user.id)
         self._reply(chat, t(lang, "pace.set", pace=R.pace_name(lang, pace)))

@@ -215,18 +215,18 @@ class LobbyRoom:
             return await self.saved(s)
         if verb == cb.FORCED:  # a table setting (not a rule): kept with the message ids
             s.ids["forced"] = c.arg == "1"
-            self.ids.save(s, 0.0)
-            return await self.saved(s)
+            await self.ids.write(s)  # stored before the press is answered (a kill after
+            return await self.saved(s)  # the answer must not lose it)
         if verb == cb.HINTS:  # a table setting too: 💡 on the hand messages
             s.ids["hints"] = c.arg == "1"
-            self.ids.save(s, 0.0)
-            return await self.saved(s)
+            await self.ids.write(s)  # stored before the press is answered (a kill after
+            return await self.saved(s)  # the answer must not lose it)
         if verb == cb.PACE:  # a table setting too: the turn's time (model.PACES)
             if c.arg not in PACES or s.solo:
                 return Answer(t(lang, "popup.unknown"))
             s.ids["pace"] = c.arg
-            self.ids.save(s, 0.0)
-            return await self.saved(s)
+            await self.ids.write(s)  # stored before the press is answered (a kill after
+            return await self.saved(s)  # the answer must not lose it)
         if verb == cb.PLAYERS:
             return await self._change_rules(s, "players", int(c.arg))
         if verb == cb.PRESET:
