@@ -341,7 +341,10 @@ class LobbyRoom:
             self.outbox.rename(s.chat_id, lobby_key(s.game_id), table_key(s.game_id, 1))
             if "lobby" in s.ids:  # the lobby message is the table now (stored at once: a
                 s.ids["t"] = [deal_number(state), s.ids.pop("lobby")]  # restart edits it)
-                self.ids.save(s, 0.0)
+                try:  # (before the table shows: a kill right after must not post another)
+                    await self.ids.write(s)
+                except StorageError:
+                    self.ids.save(s, 0.0)
         elif "lobby" in s.ids:  # the solo setup message keeps what was chosen, no buttons
             s.ids.pop("lobby")
             self.outbox.put(s.chat_id, lobby_key(s.game_id),
