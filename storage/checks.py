@@ -128,3 +128,17 @@ def check_ratings(
             raise ValueError(f"a rating for {player!r}, who did not play")
         if not (math.isfinite(mu) and math.isfinite(sigma) and sigma > 0):
             raise ValueError(f"bad rating for {player!r}: {mu}, {sigma}")
+
+
+def edit_state(shown: object, showing: object, editor: object, showing_at: object,
+               owner: str, digest: str, busy_since: float) -> str:
+    """``begin_edit``'s answer from a ``sent_messages`` row (both backends): ``"busy"`` while
+    another process's edit begun after ``busy_since`` is in flight, ``"shown"`` if the
+    message shows ``digest``, else ``"go"``.  (An edit in flight older than that is taken
+    as lost with its process: the message then shows ``shown`` or that edit, unknown.)"""
+    if showing is not None and editor is not None and str(editor) != owner \
+            and showing_at is not None and float(str(showing_at)) > busy_since:
+        return "busy"
+    if shown is not None and str(shown) == digest:
+        return "shown"
+    return "go"

@@ -4,7 +4,7 @@ a transaction-level advisory lock per group (``group_send``)."""
 
 from __future__ import annotations
 
-from storage.checks import check_int64, check_time
+from storage.checks import check_int64, check_time, edit_state
 from storage.postgres.connection import Pool, count
 
 __all__ = ["Coordination"]
@@ -109,6 +109,45 @@ class Coordination:
                 "SELECT message_id FROM sent_messages WHERE chat_id = $1 AND slot = $2",
                 chat_id, slot)
         return False, None if value is None else int(value)
+
+    async def begin_edit(self, game_id: int | None, chat_id: int, slot: str, owner: str,
+                         digest: str, *, busy_for: float = 3.0) -> str:
+        check_time("busy_for", busy_for)
+        async with self._pg.tx() as (conn, now):
+            # the row first (FOR UPDATE: a second process's ``begin_edit`` of the message
+            # waits for this one and sees its edit in flight), then the lease
+            row = await conn.fetchrow(
+                "SELECT shown, showing, editor, showing_at FROM sent_messages"
+                " WHERE chat_id = $1 AND slot = $2 FOR UPDATE",
+                check_int64("chat_id", chat_id), slot)
+            if game_id is not None:
+                holder = await conn.fetchval(
+                    "SELECT owner FROM leases WHERE game_id = $1 AND expires > $2",
+                    check_int64("game_id", game_id), now)
+                if holder is not None and str(holder) != owner:
+                    await conn.execute(
+                        "UPDATE sent_messages SET showing = NULL, editor = NULL"
+                        " WHERE chat_id = $1 AND slot = $2 AND editor = $3",
+                        chat_id, slot, owner)
+                    return "lost"
+            if row is None:
+                return "go"
+            state = edit_state(row["shown"], row["showing"], row["editor"], row["showing_at"],
+                               owner, digest, now - busy_for)
+            if state == "go":
+                await conn.execute(
+                    "UPDATE sent_messages SET showing = $1, editor = $2, showing_at = $3"
+                    " WHERE chat_id = $4 AND slot = $5", digest, owner, now, chat_id, slot)
+        return state
+
+    async def end_edit(self, chat_id: int, slot: str, owner: str, shown: str | None) -> None:
+        async with self._pg.conn() as conn:
+            await conn.execute(
+                "UPDATE sent_messages SET shown = COALESCE($1, shown),"
+                " showing = CASE WHEN editor = $2 THEN NULL ELSE showing END,"
+                " editor = CASE WHEN editor = $2 THEN NULL ELSE editor END"
+                " WHERE chat_id = $3 AND slot = $4",
+                shown, owner, check_int64("chat_id", chat_id), slot)
 
     async def message_sent(self, chat_id: int, slot: str, message_id: int | None) -> None:
         now = self._pg.now()

@@ -252,7 +252,15 @@ _V5: Final[Migration] = (
     """,
 )
 
-PG_MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5)
+# Version 6: what a shared message shows (as SQLite's migration 6).
+_V6: Final[Migration] = (
+    "ALTER TABLE sent_messages ADD COLUMN shown TEXT",
+    "ALTER TABLE sent_messages ADD COLUMN showing TEXT",
+    "ALTER TABLE sent_messages ADD COLUMN editor TEXT",
+    "ALTER TABLE sent_messages ADD COLUMN showing_at DOUBLE PRECISION",
+)
+
+PG_MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5, _V6)
 """All PostgreSQL migrations in order; ``len(PG_MIGRATIONS)`` is the schema version, the
 same number as SQLite's ``SCHEMA_VERSION``."""
 

@@ -366,6 +366,14 @@ class Storage:
                             stale_after: float = 30.0) -> tuple[bool, int | None]:
         return await self._coord.claim_message(chat_id, slot, owner, stale_after=stale_after)
 
+    async def begin_edit(self, game_id: int | None, chat_id: int, slot: str, owner: str,
+                         digest: str, *, busy_for: float = 3.0) -> str:
+        return await self._coord.begin_edit(game_id, chat_id, slot, owner, digest,
+                                            busy_for=busy_for)
+
+    async def end_edit(self, chat_id: int, slot: str, owner: str, shown: str | None) -> None:
+        await self._coord.end_edit(chat_id, slot, owner, shown)
+
     async def message_sent(self, chat_id: int, slot: str, message_id: int | None) -> None:
         await self._coord.message_sent(chat_id, slot, message_id)
 

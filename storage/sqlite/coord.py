@@ -4,7 +4,7 @@ A single process never calls these.  Times are epoch seconds of the storage's cl
 
 from __future__ import annotations
 
-from storage.checks import check_time
+from storage.checks import check_time, edit_state
 from storage.rows import opt_int
 from storage.sqlite.connection import Database
 
@@ -132,6 +132,53 @@ class Coordination:
                 (chat_id, slot))
         mid = None if row is None else opt_int(row["message_id"])
         return False, mid
+
+    async def begin_edit(self, game_id: int | None, chat_id: int, slot: str, owner: str,
+                         digest: str, *, busy_for: float = 3.0) -> str:
+        """May ``owner`` edit the message of ``slot`` to the content ``digest`` now?
+
+        ``"lost"``: another process holds the game's lease (it shows the game; ``owner``'s
+        own edit in flight, if any, is forgotten); ``"busy"``: another process's edit of
+        the message is in flight (begun less than ``busy_for`` seconds ago): ask again
+        soon, so that the two edits never cross; ``"shown"``: the message shows ``digest``
+        already (no request); ``"go"``: edit it (recorded as in flight by ``owner`` until
+        ``end_edit``).  A slot not in the table (a message renamed into it) is ``"go"``."""
+        check_time("busy_for", busy_for)
+        db = self._db
+        async with db.write() as now:
+            if game_id is not None:
+                lease = await db.fetchone(
+                    "SELECT owner FROM leases WHERE game_id = ? AND expires > ?", (game_id, now))
+                if lease is not None and str(lease["owner"]) != owner:
+                    await db.execute(
+                        "UPDATE sent_messages SET showing = NULL, editor = NULL"
+                        " WHERE chat_id = ? AND slot = ? AND editor = ?", (chat_id, slot, owner))
+                    return "lost"
+            row = await db.fetchone(
+                "SELECT shown, showing, editor, showing_at FROM sent_messages"
+                " WHERE chat_id = ? AND slot = ?", (chat_id, slot))
+            if row is None:
+                return "go"
+            state = edit_state(row["shown"], row["showing"], row["editor"], row["showing_at"],
+                               owner, digest, now - busy_for)
+            if state == "go":
+                await db.execute(
+                    "UPDATE sent_messages SET showing = ?, editor = ?, showing_at = ?"
+                    " WHERE chat_id = ? AND slot = ?", (digest, owner, now, chat_id, slot))
+        return state
+
+    async def end_edit(self, chat_id: int, slot: str, owner: str, shown: str | None) -> None:
+        """``owner``'s request for ``slot`` is over: the message shows ``shown`` (the edit or
+        the send went through, or Telegram said "not modified"), or None (it failed: what
+        the message shows is unchanged)."""
+        async with self._db.write():
+            if shown is not None:
+                await self._db.execute(
+                    "UPDATE sent_messages SET shown = ? WHERE chat_id = ? AND slot = ?",
+                    (shown, chat_id, slot))
+            await self._db.execute(
+                "UPDATE sent_messages SET showing = NULL, editor = NULL"
+                " WHERE chat_id = ? AND slot = ? AND editor = ?", (chat_id, slot, owner))
 
     async def message_sent(self, chat_id: int, slot: str, message_id: int | None) -> None:
         """The message of ``slot`` is ``message_id`` (sent, or a message renamed into the

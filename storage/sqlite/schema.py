@@ -286,7 +286,20 @@ _V5: Final[Migration] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5)
+# Version 6: what a shared message shows (issue 22, no edit that changes nothing across
+# processes).  ``shown``: the digest of the content Telegram shows, stored right after the
+# send or edit that put it there; ``showing``: the digest of an edit in flight, by
+# ``editor`` since ``showing_at`` (epoch seconds).  A process about to edit reads them in
+# the transaction that checks the game's lease (``begin_edit``): the content already shown
+# is not edited again, and another process's edit in flight is waited for.
+_V6: Final[Migration] = (
+    "ALTER TABLE sent_messages ADD COLUMN shown TEXT",
+    "ALTER TABLE sent_messages ADD COLUMN showing TEXT",
+    "ALTER TABLE sent_messages ADD COLUMN editor TEXT",
+    "ALTER TABLE sent_messages ADD COLUMN showing_at REAL",
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5, _V6)
 """All migrations in order; ``len(MIGRATIONS)`` is the current schema version."""
 
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)

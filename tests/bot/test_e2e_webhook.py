@@ -621,10 +621,11 @@ async def test_two_processes_on_one_postgresql(
           f"{solo_tally.unanswered + group_tally.unanswered}; 'not modified' "
           f"{len(server.not_modified)}")
     assert takeover < 15, takeover  # the lease lasts 6 s (bot/tg/io/coord.py)
-    # issue 22's target is at most two "not modified" answers per kill; not met yet (the
-    # count is printed above, and where they went here)
+    # issue 22's target: at most two "not modified" answers per kill (an edit in flight
+    # when its process died is waited for 3 s, then made again: it may have landed)
     where = Counter((r.chat_id, r.params.get("message_id")) for r in server.not_modified)
     print(f"'not modified' by (chat, message): {dict(where.most_common(12))}")
+    assert len(server.not_modified) <= 2 * kills, dict(where)
 
 
 async def _kill_the_lease_holder(

@@ -139,3 +139,42 @@ async def test_a_message_is_claimed_once_and_its_id_shared(
     backend.clock.now += 10_000.0
     assert await store.prune_coordination(3600.0) >= 4
     assert await store.claim_message(CHAT, "t5:1", "c") == (True, None)
+
+
+async def test_what_a_shared_message_shows_is_stored_and_edits_never_cross(
+        store: Storage, backend: Backend) -> None:
+    """``begin_edit`` / ``end_edit`` (issue 22: no edit that changes nothing across
+    processes): the lease decides who edits; the content a message shows is not edited
+    again, whoever showed it; another process's edit in flight is waited for, for
+    ``busy_for`` seconds at most (its process may have died)."""
+    gid = await playing_game(store)
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "a", "D1") == "go"  # no row: edited
+    assert await store.claim_message(CHAT, "h5:0:1", "a") == (True, None)
+    await store.message_sent(CHAT, "h5:0:1", 70)
+    await store.end_edit(CHAT, "h5:0:1", "a", "D1")  # sent, showing D1
+    assert await store.take_lease(gid, "a", 60.0)
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "a", "D1") == "shown"
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "b", "D2") == "lost"  # a's lease
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "a", "D2") == "go"  # now in flight
+    assert await store.take_lease(gid, "b", 60.0, force=True)  # b stored the next move
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "b", "D2", busy_for=30.0) == "busy"
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "b", "D3", busy_for=30.0) == "busy"
+    await store.end_edit(CHAT, "h5:0:1", "a", "D2")  # a's edit went through
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "b", "D2") == "shown"  # not again
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "a", "D4") == "lost"
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "b", "D3") == "go"
+    await store.end_edit(CHAT, "h5:0:1", "b", None)  # it failed: still D2
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "b", "D2") == "shown"
+    # an edit in flight whose process died: waited for ``busy_for`` seconds, then not
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "b", "D5") == "go"
+    assert await store.take_lease(gid, "c", 60.0, force=True)
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "c", "D5", busy_for=30.0) == "busy"
+    backend.clock.now += 31.0
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "c", "D5", busy_for=30.0) == "go"
+    # a lost lease forgets its own edit in flight: the holder does not wait for it
+    assert await store.take_lease(gid, "b", 60.0, force=True)
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "c", "D6") == "lost"
+    assert await store.begin_edit(gid, CHAT, "h5:0:1", "b", "D6") == "go"
+    # a message of no game (the lease is not asked) and another chat's slot of that name
+    assert await store.begin_edit(None, CHAT, "h5:0:1", "x", "D6", busy_for=30.0) == "busy"
+    assert await store.begin_edit(None, CHAT + 1, "h5:0:1", "x", "D6") == "go"

@@ -17,6 +17,12 @@ statement.  ``SharedCoordinator`` (several processes, e.g. with ``DATABASE_URL``
   requests of the last minute made by every process and records this one if there is room.
 * **who edits** — ``SharedSends.may_show``: a game's messages are edited only by its lease
   holder, asked just before each edit (a copy in another process may be older).
+* **what a message shows** — ``SharedSends.begin_edit`` / ``end_edit``: the digest of the
+  content each shared message shows is stored with it (``sent_messages.shown``) right after
+  the request that put it there, and an edit in flight is recorded until it is over; the
+  process about to edit asks first, in the transaction that checks the lease: content
+  already shown is not edited again ("message is not modified" would be a wasted request),
+  and another process's edit in flight is waited for, so two edits never cross.
 * **send once** — ``SharedSends.claim``: a new message is claimed under its slot key before
   it is sent; only the claimer sends, and the message id is stored at once, so another
   process edits that message instead of sending its own.
@@ -37,6 +43,7 @@ log = logging.getLogger(__name__)
 LEASE_TTL = 6.0  # seconds a lease lasts without renewal
 RENEW_EVERY = 2.0  # seconds between two renewals of every lease of a process
 CLAIM_EVERY = 1.0  # seconds between two looks for expired leases (takeover)
+EDIT_BUSY = 3.0  # seconds another process's edit in flight is waited for (then: lost with it)
 BUDGET_MARGIN = 1.0  # seconds added to a group's window across processes (request latency)
 
 
@@ -61,6 +68,11 @@ class CoordStore(Protocol):
     async def message_sent(self, chat_id: int, slot: str, message_id: int | None) -> None: ...
 
     async def lease_owner(self, game_id: int) -> str | None: ...
+
+    async def begin_edit(self, game_id: int | None, chat_id: int, slot: str, owner: str,
+                         digest: str, *, busy_for: float = 3.0) -> str: ...
+
+    async def end_edit(self, chat_id: int, slot: str, owner: str, shown: str | None) -> None: ...
 
 
 def owner_name(instance: str = "") -> str:
@@ -183,3 +195,16 @@ class SharedSends:
         does (ended, or expired and not claimed yet)?"""
         holder = await self.store.lease_owner(game_id)
         return holder is None or holder == self.owner
+
+    async def begin_edit(self, game_id: int | None, chat_id: int, slot: str,
+                         digest: str) -> str:
+        """About to edit a shared message (a lobby, a table, a hand) to ``digest``: "lost"
+        (the game's lease is another's), "busy" (another process's edit of it is in
+        flight: ask again soon), "shown" (it shows that already) or "go"."""
+        return await self.store.begin_edit(game_id, chat_id, slot, self.owner, digest,
+                                           busy_for=EDIT_BUSY)
+
+    async def end_edit(self, chat_id: int, slot: str, shown: str | None) -> None:
+        """This process's send or edit of ``slot`` is over: the message shows ``shown``
+        (None: the request failed)."""
+        await self.store.end_edit(chat_id, slot, self.owner, shown)

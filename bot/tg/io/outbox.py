@@ -240,7 +240,13 @@ class Shared(Protocol):
 
     async def may_show(self, game_id: int) -> bool: ...
 
+    async def begin_edit(self, game_id: int | None, chat_id: int, slot: str,
+                         digest: str) -> str: ...
 
+    async def end_edit(self, chat_id: int, slot: str, shown: str | None) -> None: ...
+
+
+EDIT_WAIT = 0.05  # seconds before asking again while another process edits a message
 CLAIM_WAIT = 0.3  # seconds before asking again for a slot another process is sending
 
 
@@ -394,6 +400,11 @@ class Outbox:
         (``override``: also when the slot is known here with another message — another
         process moved it — and what it shows is ``digest``, which another process may have
         edited since); sent anew, it goes to the topic ``thread``."""
+        if self.shared is not None and claimable(key):
+            # several processes: what a shared message shows is asked for before its next
+            # edit (``SharedSends.begin_edit``), never taken from a copy of the game's ids
+            # (another process may have edited it after that copy was stored)
+            digest = None
         q = self._queue(chat_id)
         slot = q.slots.get(key)
         if slot is None:
@@ -401,7 +412,8 @@ class Outbox:
         elif override and slot.message_id != message_id and not slot.delete:
             slot.message_id = message_id
             slot.sent = digest
-        elif override and digest is not None and not slot.delete and q.current != key:
+        elif override and not slot.delete and q.current != key \
+                and (digest is not None or self.shared is not None):
             slot.sent = digest  # another process edited it last: what it shows now
 
     def rename(self, chat_id: int, old: str, new: str) -> None:
@@ -693,6 +705,7 @@ class Outbox:
         digest = slot.want_digest
         probe, slot.probe = slot.probe, None
         token = metrics.current.set(probe)
+        editing = False  # several processes: this request is recorded as in flight
         try:
             if slot.upload is not None:
                 await self._send_upload(q.chat_id, slot.upload, slot.thread)
@@ -700,8 +713,11 @@ class Outbox:
                 slot.sent = digest
             elif slot.message_id is None and not await self._claimed(q, slot):
                 return  # another process is sending it: asked again soon
-            elif slot.message_id is not None and not await self._may_edit(q, slot):
-                self._done(q, slot, content)  # the lease holder shows the game
+            elif slot.message_id is not None and \
+                    (verdict := await self._may_edit(q, slot, digest)) != "go":
+                if verdict == "again":
+                    return  # another process's edit of it is in flight: asked again soon
+                self._done(q, slot, content)  # shown already, or by the lease holder
             elif slot.message_id is None:
                 msg = await self.bot.send_message(
                     chat_id=q.chat_id, text=content.text, parse_mode=ParseMode.HTML,
@@ -712,9 +728,11 @@ class Outbox:
                 slot.sent = digest
                 if self.shared is not None and claimable(slot.key):
                     await self._share(q, slot.key, slot.message_id)
+                    editing = True  # (its row holds the message now: what it shows too)
                 if slot.on_sent is not None:
                     slot.on_sent(slot.message_id, digest, True)
             else:
+                editing = self.shared is not None and claimable(slot.key)
                 await self.bot.edit_message_text(
                     text=content.text, chat_id=q.chat_id, message_id=slot.message_id,
                     parse_mode=ParseMode.HTML, reply_markup=markup(content.keyboard),
@@ -793,6 +811,18 @@ class Outbox:
                 self._done(q, slot, content)
         finally:
             metrics.current.reset(token)
+            if editing:
+                await self._shown(q, slot.key, digest if slot.sent == digest else None)
+
+    async def _shown(self, q: ChatQueue, key: str, shown: str | None) -> None:
+        """Shared: this process's request for ``key`` is over; the message shows ``shown``
+        (None: unchanged).  A database failure here costs at most one edit that changes
+        nothing, later (the next editor sees the edit as in flight for ``EDIT_BUSY``)."""
+        assert self.shared is not None
+        try:
+            await self.shared.end_edit(q.chat_id, key, shown)
+        except Exception as e:
+            log.warning("chat %s: what %s shows not stored: %s", q.chat_id, key, e)
 
     async def _claimed(self, q: ChatQueue, slot: Slot) -> bool:
         """Shared: may this process send ``slot`` as a new message?  False (and the slot
@@ -815,22 +845,47 @@ class Outbox:
         await asyncio.sleep(CLAIM_WAIT)
         return False
 
-    async def _may_edit(self, q: ChatQueue, slot: Slot) -> bool:
-        """Several processes: is this process the game's lease holder (or nobody is)?  Only
-        the holder edits the game's messages: a copy elsewhere may be older, and its edit
-        could land after the holder's newer one.  (Asked just before the edit: the holder
-        changes when another process stores a move.)"""
-        if self.shared is None or slot.game is None:
-            return True
-        try:
-            if await self.shared.may_show(slot.game):
-                return True
-        except Exception as e:  # the database failed: edited (the newest state wins later)
-            log.warning("chat %s: the lease of game %s unknown: %s", q.chat_id, slot.game, e)
-            return True
+    async def _may_edit(self, q: ChatQueue, slot: Slot, digest: str) -> str:
+        """Several processes: edit the message now ("go"), not at all ("skip"), or later
+        ("again", the slot queued again)?
+
+        Only the game's lease holder (or anyone, if nobody holds it) edits the game's
+        messages: a copy elsewhere may be older, and its edit could land after the holder's
+        newer one.  A shared message (a lobby, a table, a hand) is asked about in the same
+        transaction (``SharedSends.begin_edit``): the content it shows already is not
+        edited again — whoever showed it — and while another process's edit of it is in
+        flight this one waits, so two edits never cross.  (Asked just before the edit: the
+        holder changes when another process stores a move.)"""
+        if self.shared is None:
+            return "go"
+        if claimable(slot.key):
+            try:
+                state = await self.shared.begin_edit(slot.game, q.chat_id, slot.key, digest)
+            except Exception as e:  # the database failed: edited (the newest state wins)
+                log.warning("chat %s: what %s shows is unknown: %s", q.chat_id, slot.key, e)
+                return "go"
+            if state == "go":
+                return "go"
+            if state == "shown":
+                slot.sent = digest
+                return "skip"
+            if state == "busy":
+                self._again(q, slot)
+                await asyncio.sleep(EDIT_WAIT)
+                return "again"
+        elif slot.game is None:
+            return "go"
+        else:
+            try:
+                if await self.shared.may_show(slot.game):
+                    return "go"
+            except Exception as e:  # the database failed: edited (the newest state wins)
+                log.warning("chat %s: the lease of game %s unknown: %s", q.chat_id, slot.game,
+                            e)
+                return "go"
         log.info("chat %s: %s not edited: game %s is shown by another process", q.chat_id,
                  slot.key, slot.game)
-        return False
+        return "skip"
 
     async def _share(self, q: ChatQueue, key: str, message_id: int | None) -> None:
         assert self.shared is not None
