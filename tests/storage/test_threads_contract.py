@@ -158,7 +158,7 @@ async def test_an_old_database_keeps_its_games_in_general(backend: Backend) -> N
             game_id = int(cur.lastrowid or 0)
         db.close()
     async with backend.open() as store:
-        assert await backend.schema_version(store) == SCHEMA_VERSION == 5
+        assert await backend.schema_version(store) == SCHEMA_VERSION == 6
         game = await store.get_game(game_id) or pytest.fail()
         assert (game.chat_id, game.status, game.thread_id) == (CHAT, "lobby", None)
         assert (await store.active_game(CHAT) or pytest.fail()).game_id == game_id
