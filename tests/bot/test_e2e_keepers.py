@@ -169,7 +169,7 @@ async def test_keepers_controls_work_and_members_are_refused(
         await open_menu(server, carl, table)
         assert await click_data(server, carl, table, f":kb:{bseat}") is None
         assert not s.seats[bseat].auto
-        await server.wait_for(lambda: "Борис снова играет сам (решение: Карл)"
+        await server.wait_for(lambda: "Борис снова играет без компьютера (решение: Карл)"
                               in txt(table_msg(server, gid)))
         # Dana, an admin writing on behalf of the group: /auto by the seat's name
         await server.send_as_group(dan, GROUP, "/auto Борис")
@@ -337,8 +337,8 @@ async def test_keepers_changes_survive_a_sigkill(server: FakeTelegramServer, db:
         texts = menu()
         assert "Отдать компьютеру: Глеб" in texts  # the computer's seat is Gleb's now
         assert await click_data(server, anna, table, f":kb:{bseat}") is None
-        await server.wait_for(lambda: "Борис снова играет сам" in txt(table_msg(server, gid)),
-                              30)
+        await server.wait_for(
+            lambda: "Борис снова играет без компьютера" in txt(table_msg(server, gid)), 30)
         proc.send_signal(signal.SIGKILL)
         await asyncio.wait_for(proc.wait(), 10)
     finally:

@@ -7,12 +7,14 @@ gets Ukrainian in private, ``/rules NAME`` and the pictures included."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
 from bot.engine.cards import RANKS
 from bot.i18n import CATALOGS, LANGS, PLURALS, t
 from tests.bot.helpers import (
+    click_data,
     idle,
     open_table,
     play,
@@ -21,9 +23,10 @@ from tests.bot.helpers import (
     session,
     smart,
     start_private,
+    txt,
 )
 from tests.bot.test_texts import ALLOWED_LATIN, SELF_NAMES
-from tests.fakeapi import FakeTelegramServer
+from tests.fakeapi import FakeMessage, FakeTelegramServer
 
 GROUP = -800300
 TITLE = "Друзі"
@@ -69,8 +72,8 @@ def _texts_by_chat(server: FakeTelegramServer, since: int) -> dict[int, list[str
     buttons' texts included, and every popup, filed under the person who pressed."""
     out: dict[int, list[str]] = {}
     for r in server.requests[since:]:
-        if r.chat_id is None:
-            continue
+        if r.chat_id is None or r.method == "answerCallbackQuery":
+            continue  # (a popup is seen by the person who pressed: below)
         texts = [str(r.params[k]) for k in ("text", "caption") if r.params.get(k)]
         markup = r.params.get("reply_markup")
         if isinstance(markup, dict):
@@ -197,4 +200,112 @@ async def test_a_ukrainian_in_private_gets_ukrainian_everywhere(
         names = ("Оксана", *t("uk", "computer.names").split(","))
         bad = {w for text in texts for w in foreign_words("uk", text, names)}
         assert not bad, sorted(bad)
+    server.assert_clean()
+
+
+async def test_the_pace_the_pings_and_the_keepers_speak_each_persons_language(
+        server: FakeTelegramServer, db: Path) -> None:
+    """Issue 19's texts in all three languages: a Ukrainian group sets an unhurried pace in
+    the lobby, a Russian player is pinged twice in private, the Ukrainian keeper hands her
+    seat to the computer and back through ⚙️, and an English latecomer asks for the
+    computer's seat and gets it.  Every message, button and popup is in its reader's
+    language: the group's (uk), or each person's own."""
+    oksana = server.add_user(8311, "Оксана", language_code="uk")
+    anna = server.add_user(8312, "Анна")  # language_code ru
+    john = server.add_user(8313, "John", language_code="en")
+    server.add_group(GROUP, TITLE, members=[anna, john], admins=[oksana])
+    names = ("Оксана", "Анна", "John", TITLE)
+
+    def buttons(msg: FakeMessage | None) -> list[str]:
+        return [b.callback_data or "" for b in msg.all_buttons] if msg is not None else []
+
+    def table_of(gid: int) -> FakeMessage | None:
+        return next((m for m in reversed(server.chat(GROUP).bot_messages())
+                     if any(d.startswith(f"g{gid}:") and ":km:" in d for d in buttons(m))),
+                    None)
+
+    async with running(server, db, seed=31, turn_timeout=600, unhurried_ping_after=0.3,
+                       unhurried_ping_again=0.8, ping_quiet=0.0) as app:
+        await start_private(server, oksana, anna, john)
+        await server.send_text(oksana, GROUP, "/lang uk")
+        await server.wait_bot_message(GROUP, predicate=lambda m: txt(m) == t("uk", "lang.set"))
+        since = len(server.requests)
+        gid, lobby = await open_table(server, app, GROUP, oksana, [anna], args="3",
+                                      computers=1, start=False)
+        assert await click_data(server, oksana, lobby, ":tp:unhurried") is None
+        before = server.chat(GROUP).last_bot_message()
+        await server.send_text(john, GROUP, "/pace")  # anyone may ask, in the group's words
+        await server.wait_bot_message(GROUP, after=before)
+        assert await click_data(server, oksana, lobby, ":st:") is None
+        s = session(app, gid)
+        assert s is not None and s.state is not None and s.pace == "unhurried"
+        comp = next(i for i, x in enumerate(s.seats) if x.computer)
+        # a computer's name is chosen once, in the table's language, and is its name for
+        # everybody (as a person's is): Anna's Russian hand calls it what the table does
+        names = (*names, s.seats[comp].name)
+        # Anna's turn comes and she waits: two pings in Russian, one out at a time
+        aseat, oseat = s.seat_of(anna.id), s.seat_of(oksana.id)
+        while (st := s.state) is not None and st.to_act != aseat:
+            if st.to_act == oseat:
+                await play(server, app, gid, {oseat: oksana}, max_moves=1)
+            else:  # the computer's move
+                await server.wait_for(lambda st=st: s.state is not st, 10, what="a move")
+
+        def anna_pings() -> list[FakeMessage]:
+            return [m for m in server.sent_by_bot(anna)
+                    if (m.first_text or m.text or "").startswith(("🔔", "⏰"))]
+
+        await server.wait_for(lambda: len(anna_pings()) == 2 or None, 10, what="two pings")
+        # Oksana hands Anna's seat to the computer and gives it back (⚙️)
+        async def in_menu(part: str) -> FakeMessage:
+            """The table showing the keepers' button ``part`` (⚙️ pressed if needed)."""
+            for _ in range(5):
+                table = await server.wait_for(lambda: table_of(gid), what="the table")
+                if part in " ".join(buttons(table)):
+                    return table
+                if ":km:m" in " ".join(buttons(table)):
+                    await click_data(server, oksana, table, ":km:m")
+                with contextlib.suppress(TimeoutError):
+                    return await server.wait_for(
+                        lambda: (m := table_of(gid)) is not None
+                        and part in " ".join(buttons(m)) and m, 2.0)
+            raise AssertionError(f"no {part} in the keepers' menu")
+
+        table = await in_menu(f":ka:{aseat}")
+        assert t("uk", "keepers.menu") in txt(table)
+        assert await click_data(server, oksana, table, f":ka:{aseat}") is None
+        await server.wait_for(lambda: s.seats[aseat].auto)
+        table = await in_menu(f":kb:{aseat}")
+        assert await click_data(server, oksana, table, f":kb:{aseat}") is None
+        await server.wait_for(lambda: not s.seats[aseat].auto)
+        # John asks for the computer's seat (🪑, under the table once the menu is closed)
+        table = await server.wait_for(lambda: table_of(gid), what="the table")
+        if not any(":ts:" in d for d in buttons(table)):
+            await server.click(oksana, table, predicate=lambda b: (b.callback_data or "")
+                               .endswith(":km:"))
+        table = await server.wait_for(lambda: (m := table_of(gid)) is not None and any(
+            ":ts:" in d for d in buttons(m)) and m, what="🪑 under the table")
+        before = server.chat(GROUP).last_bot_message()
+        answer = await server.click(john, table, predicate=lambda b: ":ts:" in (
+            b.callback_data or ""))
+        assert answer is not None and answer.text, answer  # "request sent", in English
+        request = await server.wait_bot_message(
+            GROUP, after=before, predicate=lambda m: any(":ty:" in d for d in buttons(m)))
+        assert await click_data(server, oksana, request, ":ty:") is None
+        await server.wait_for(lambda: s.seats[comp].user_id == john.id, what="John seated")
+        await server.wait_bot_message(john, predicate=lambda m: t(
+            "en", "hand.cards", cards="").rstrip() in txt(m))
+        await server.send_text(oksana, GROUP, "/stop")
+        await server.wait_for(lambda: service(app).session_of_chat(GROUP) is None)
+        await idle(app)
+        by_chat = _texts_by_chat(server, since)
+        langs = {GROUP: "uk", oksana.id: "uk", anna.id: "ru", john.id: "en"}
+        for chat, lang in langs.items():
+            texts = by_chat.get(chat, [])
+            assert texts, chat
+            bad = {w for text in texts for w in foreign_words(lang, text, names)}
+            assert not bad, (lang, chat, sorted(bad))
+        group_text = "\n".join(by_chat[GROUP])
+        assert t("uk", "keepers.menu") in group_text
+        assert any(x.startswith(("🔔", "⏰")) for x in by_chat[anna.id])
     server.assert_clean()

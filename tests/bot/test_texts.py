@@ -27,6 +27,10 @@ from bot.tg.model import PACES
 ALLOWED_LATIN = frozenset(
     {*LANGS, "English", "random", "normal", "hard", *PRESETS, *RULE_IDS, *PACES}
     | {str(o) for spec in RULE_SPECS.values() for o in spec.options if isinstance(o, str)}
+    # the time zone a time of day falls back to where a client does not show Telegram's
+    # date_time entity in local time (``view.common.clock_time``): a symbol in every
+    # language, as in "18:30 UTC"
+    | {"UTC"}
 )
 # The languages' names in themselves (/lang), which any text may show
 SELF_NAMES = ("русский", "Русский", "українська", "Українська")
@@ -38,10 +42,17 @@ _CYRILLIC = re.compile(r"[А-Яа-яЁёІіЇїЄєҐґ]")
 _RUSSIAN_ONLY = re.compile(r"[ЫыЭэЪъЁё]")
 _UKRAINIAN_ONLY = re.compile(r"[ІіЇїЄєҐґ]")
 # "{name} сел", "{name}: ушла", "{name} растемнил" — a past tense after a person's name
-_PAST_AFTER_NAME = re.compile(r"\{name\}:?\s+(?:не\s+)?([а-яё]+(?:л|ла|лся|лась))\b")
+_PAST_AFTER_NAME = re.compile(r"\{(?:name|who|keeper)\}:?\s+(?:не\s+)?([а-яё]+(?:л|ла|лся|лась))\b")
 # "{name} сів", "{name}: пішла", "{name} розтемнив" — the same in Ukrainian
 _PAST_AFTER_NAME_UK = re.compile(
-    r"\{name\}:?\s+(?:не\s+)?([а-яіїєґʼ]+(?:в|ла|вся|лася|лась))(?![а-яіїєґʼ])")
+    r"\{(?:name|who|keeper)\}:?\s+(?:не\s+)?([а-яіїєґʼ]+(?:в|ла|вся|лася|лась))(?![а-яіїєґʼ])")
+
+# "{name} снова играет сам", "{name} готов": a gendered word about the person later in the
+# same clause (ru and uk)
+_GENDERED_AFTER_NAME = re.compile(
+    r"\{(?:name|who|keeper)\}[^.·\n(:]*?(?<![а-яёіїєґʼ])(сам|сама|один|одна|одного|готов|готова|готовий"
+    r"|рад|рада|радий|должен|должна|повинен|повинна|уверен|уверена|впевнений|впевнена)"
+    r"(?![а-яёіїєґʼ])")
 
 
 def _prose(text: str) -> str:
@@ -137,6 +148,14 @@ def test_ukrainian_lines_about_a_person_are_gender_neutral(key: str) -> None:
         assert not found, f"{key}: a gendered past tense after a name ({found}) in {text!r}"
 
 
+@pytest.mark.parametrize("key", KEYS)
+def test_no_gendered_word_about_a_person_in_the_slavic_languages(key: str) -> None:
+    for lang in ("ru", "uk"):
+        for text in texts(lang, key):
+            found = _GENDERED_AFTER_NAME.findall(text)
+            assert not found, f"{lang} {key}: a gendered word after a name ({found}) in {text!r}"
+
+
 def test_the_checks_catch_what_they_are_for() -> None:
     assert _PAST_AFTER_NAME.findall("{name} сел за стол") == ["сел"]
     assert _PAST_AFTER_NAME.findall("{name}: растемнила игру") == ["растемнила"]
@@ -147,5 +166,8 @@ def test_the_checks_catch_what_they_are_for() -> None:
     assert _PAST_AFTER_NAME_UK.findall("{name} сів за стіл") == ["сів"]
     assert _PAST_AFTER_NAME_UK.findall("{name}: розтемнила гру") == ["розтемнила"]
     assert not _PAST_AFTER_NAME_UK.findall("{name} — за столом · {name} грає втемну")
+    assert _GENDERED_AFTER_NAME.findall("👤 {name} снова играет сам (решение)") == ["сам"]
+    assert _GENDERED_AFTER_NAME.findall("{name} знову грає сама") == ["сама"]
+    assert not _GENDERED_AFTER_NAME.findall("{name} снова играет без компьютера · самый")
     assert _RUSSIAN_ONLY.search("объявлено") and _UKRAINIAN_ONLY.search("їжак")
     assert not _UKRAINIAN_ONLY.search("Ещё партия") and not _RUSSIAN_ONLY.search("Ще партія")
