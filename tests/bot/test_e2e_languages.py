@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from bot.engine.cards import RANKS
+from bot.engine.state import GameState
 from bot.i18n import CATALOGS, LANGS, PLURALS, t
 from tests.bot.helpers import (
     click_data,
@@ -214,10 +215,15 @@ async def test_the_pace_the_pings_and_the_keepers_speak_each_persons_language(
     anna = server.add_user(8312, "Анна")  # language_code ru
     john = server.add_user(8313, "John", language_code="en")
     server.add_group(GROUP, TITLE, members=[anna, john], admins=[oksana])
-    names = ("Оксана", "Анна", "John", TITLE)
+    names: tuple[str, ...] = ("Оксана", "Анна", "John", TITLE)
 
     def buttons(msg: FakeMessage | None) -> list[str]:
         return [b.callback_data or "" for b in msg.all_buttons] if msg is not None else []
+
+    def showing(gid: int, part: str) -> FakeMessage | None:
+        """The table if it shows a button whose data has ``part``."""
+        m = table_of(gid)
+        return m if m is not None and part in " ".join(buttons(m)) else None
 
     def table_of(gid: int) -> FakeMessage | None:
         return next((m for m in reversed(server.chat(GROUP).bot_messages())
@@ -249,7 +255,10 @@ async def test_the_pace_the_pings_and_the_keepers_speak_each_persons_language(
             if st.to_act == oseat:
                 await play(server, app, gid, {oseat: oksana}, max_moves=1)
             else:  # the computer's move
-                await server.wait_for(lambda st=st: s.state is not st, 10, what="a move")
+                def moved(st: GameState = st) -> bool:
+                    return s.state is not st
+
+                await server.wait_for(moved, 10, what="a move")
 
         def anna_pings() -> list[FakeMessage]:
             return [m for m in server.sent_by_bot(anna)
@@ -266,9 +275,7 @@ async def test_the_pace_the_pings_and_the_keepers_speak_each_persons_language(
                 if ":km:m" in " ".join(buttons(table)):
                     await click_data(server, oksana, table, ":km:m")
                 with contextlib.suppress(TimeoutError):
-                    return await server.wait_for(
-                        lambda: (m := table_of(gid)) is not None
-                        and part in " ".join(buttons(m)) and m, 2.0)
+                    return await server.wait_for(lambda: showing(gid, part), 2.0)
             raise AssertionError(f"no {part} in the keepers' menu")
 
         table = await in_menu(f":ka:{aseat}")
@@ -283,8 +290,7 @@ async def test_the_pace_the_pings_and_the_keepers_speak_each_persons_language(
         if not any(":ts:" in d for d in buttons(table)):
             await server.click(oksana, table, predicate=lambda b: (b.callback_data or "")
                                .endswith(":km:"))
-        table = await server.wait_for(lambda: (m := table_of(gid)) is not None and any(
-            ":ts:" in d for d in buttons(m)) and m, what="🪑 under the table")
+        table = await server.wait_for(lambda: showing(gid, ":ts:"), what="🪑 under the table")
         before = server.chat(GROUP).last_bot_message()
         answer = await server.click(john, table, predicate=lambda b: ":ts:" in (
             b.callback_data or ""))
