@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import signal
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,6 +30,7 @@ from tests.bot.helpers import (
     start_private,
     txt,
 )
+from tests.bot.test_e2e_restart import _bot_process as _restart_process
 from tests.bot.test_e2e_restart import stop_process
 from tests.fakeapi import FakeMessage, FakeTelegramServer, FakeUser
 
@@ -311,8 +310,11 @@ async def test_the_table_is_pinned_silently_and_unpinned_at_the_end(
         await take_turns(server, app, gid, {0: anna, 1: boris, 2: vera},
                          until=lambda x: x.state is not None and deal_number(x.state) >= 2)
         # the next deal's table is pinned, the last one's unpinned
-        t_ids = s.ids.get("t")
-        assert isinstance(t_ids, list)
+        def next_table() -> list[int] | None:  # (its id is stored once it is sent)
+            t_ids = s.ids.get("t")
+            return t_ids if isinstance(t_ids, list) and int(t_ids[0]) >= 2 else None
+
+        t_ids = await server.wait_for(next_table, what="the next deal's table")
         new = server.message(GROUP, t_ids[1])
         await server.wait_for(lambda: new.pinned and not table.pinned, what="the new pin")
         await server.send_text(anna, GROUP, "/pace unhurried")
@@ -356,25 +358,10 @@ async def test_no_pin_and_no_error_spam_when_the_bot_may_not_pin(
 
 
 async def _bot_process(server: FakeTelegramServer, db: Path) -> asyncio.subprocess.Process:
-    """``python -m bot``'s main() in a child process (as test_e2e_restart's), quick = 1 s."""
-    env = dict(os.environ)
-    env.update({
-        "TELEGRAM_BOT_TOKEN": server.token,
-        "TELEGRAM_API_URL": server.base_url,
-        "DATABASE_PATH": str(db),
-        "COMPUTER_MOVE_DELAY": "0",
-        "COMPUTER_LEVEL": "random",
-        "MESSAGES_PER_SECOND": "0",
-        "GROUP_MESSAGES_PER_MINUTE": "100000",
-        "TURN_TIMEOUT": "600",
-        "QUICK_TURN_TIMEOUT": "1.5",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
-    })
-    code = "import sys; from bot.run import main; sys.exit(main())"
-    return await asyncio.create_subprocess_exec(
-        sys.executable, "-c", code, cwd=db.parent, env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+    """The restart tests' bot process, quick = 1.5 s, no computer delay, a long turn."""
+    return await _restart_process(server, db, COMPUTER_MOVE_DELAY="0",
+                                  GROUP_MESSAGES_PER_MINUTE="100000", TURN_TIMEOUT="600",
+                                  QUICK_TURN_TIMEOUT="1.5")
 
 
 async def test_the_pace_and_its_change_survive_a_kill(server: FakeTelegramServer,

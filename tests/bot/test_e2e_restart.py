@@ -96,8 +96,10 @@ async def test_restart_rearms_the_turn_timer(server: FakeTelegramServer, db: Pat
     server.assert_clean()
 
 
-async def _bot_process(server: FakeTelegramServer, db: Path) -> asyncio.subprocess.Process:
-    """``python -m bot``'s main() in a child process, configured through the environment."""
+async def _bot_process(server: FakeTelegramServer, db: Path,
+                       **settings: str) -> asyncio.subprocess.Process:
+    """``python -m bot``'s main() in a child process, configured through the environment
+    (``settings``: more variables, or others' values, e.g. ``TURN_TIMEOUT="600"``)."""
     env = dict(os.environ)
     env.update({
         "TELEGRAM_BOT_TOKEN": server.token,
@@ -108,6 +110,7 @@ async def _bot_process(server: FakeTelegramServer, db: Path) -> asyncio.subproce
         "MESSAGES_PER_SECOND": "0",
         "LOG_LEVEL": "WARNING",
         "PYTHONPATH": str(ROOT),
+        **settings,
     })
     code = "import sys; from bot.run import main; sys.exit(main())"
     return await asyncio.create_subprocess_exec(
