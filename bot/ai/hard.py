@@ -512,10 +512,10 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
                     hits.append(made)
                 else:
                     u = 0.0
-                    for t, w in probes:
+                    for t, pw in probes:
                         v = extra + solver.value_after(hands, me, trick, trump, won, card,
                                                        declare, t - 1 - extra, t - extra)
-                        u += w * (v >= t)
+                        u += pw * (v >= t)
                         if t == need:
                             hits.append(v >= t)
                     if not my_side_decl:
