@@ -22,6 +22,7 @@ import random
 import time
 from itertools import combinations
 
+from bot.engine.cards import MARRIAGE_VALUES
 from bot.engine.state import (
     BID,
     CONCEDE,
@@ -51,7 +52,7 @@ from .inference import TEMPER, Inference, bid_events, bids_log_likelihood
 from .knowledge import Knowledge
 from .solver import Solver, Timeout, to_mask
 
-MAX_SAMPLES = 40
+MAX_SAMPLES = 64
 INFERENCE = True  # weight the sampled worlds by the other seats' actions (``inference``)
 EXACT_CARDS = 5  # exact values when every hand holds at most this many cards
 PROBE_CARDS = 6  # three thresholds instead of one from this many cards down
@@ -93,7 +94,7 @@ def choose(view: TableView, rng: random.Random, deadline: float | None) -> Actio
     if (three or two) and ph == Phase.BIDDING:
         return choose_bid(view, rng, deadline)
     if three and ph == Phase.PASSING:
-        return choose_pass(view)
+        return choose_pass(view, rng, deadline)
     if three and ph == Phase.CONTRACT:
         return choose_contract(view, rng, deadline)
     if two and ph == Phase.CONTRACT:
@@ -279,26 +280,119 @@ def _old_bid_decision(view: TableView, rng: random.Random | None = None,
     return (Action(BID, value=b) if b * (2 * p - 1) >= DEFENDER_VALUE else Action(PASS)), p
 
 
-def _pass_choice(view: TableView) -> tuple[float, tuple[int, ...]]:
+def _pass_options(view: TableView) -> list[tuple[float, tuple[int, ...]]]:
+    """Every set of cards to let go (two, then the one left to give) with the fitted
+    estimate of the hand kept less ``normal``'s charges, best first."""
     hand = view.hand
     drop = max(len(view.active) - 1 - view.gave_count, 1)
     hs = frozenset(hand)
-    best: tuple[float, tuple[int, ...]] | None = None
+    out_: list[tuple[float, tuple[int, ...]]] = []
     for out in combinations(sorted(hand), drop):
         keep = hs - set(out)
         v = fitted_points(keep, HARD_WEIGHTS8)
         v -= sum(normal.pass_penalty(view, hs, c) for c in out)
-        if best is None or v > best[0]:
-            best = (v, out)
-    assert best is not None
-    return best
+        out_.append((v, out))
+    out_.sort(key=lambda e: -e[0])  # stable: the first of equal ones as before
+    return out_
 
 
-def choose_pass(view: TableView) -> Action:
-    est, out = _pass_choice(view)
+def _pass_choice(view: TableView) -> tuple[float, tuple[int, ...]]:
+    return _pass_options(view)[0]
+
+
+PASS_CANDIDATES = 3  # the best passes by the fitted estimate that the open-card deals compare
+PASS_SAMPLES = 24
+SOLVER_PASS = False  # three players: choose among them on open-card deals (too slow: see docs)
+
+
+def choose_pass(view: TableView, rng: random.Random | None = None,
+                deadline: float | None = None) -> Action:
+    options = _pass_options(view)
+    est, out = options[0]
     if any(a.kind == REDEAL for a in view.legal) and chance_at_least(est, view.bid, SD8) < 0.3:
         return Action(REDEAL)
+    if SOLVER_PASS and rng is not None and deadline is not None and len(view.active) == 3:
+        cands = [o for _, o in options[:PASS_CANDIDATES]]
+        if len(cands[0]) == 2:  # the best pair the other way round too
+            cands.insert(1, (cands[0][1], cands[0][0]))
+        i = pass_pick(view, cands, rng, _soon(deadline, 0.9))
+        out = cands[i]
     return Action(GIVE, card=out[0])
+
+
+def pass_pick(view: TableView, cands: list[tuple[int, ...]], rng: random.Random,
+              deadline: float) -> int:
+    """The index of the candidate pass (the card for the next defender without one first)
+    with the best ``c × (2p − 1)`` over the contracts, p the weighted share of sampled
+    deals (the defenders' bids weighting them) in which the declarer, to lead with every
+    hand open, reaches ``c`` after that pass; the same deals for every candidate. 0 (the
+    fitted estimate's choice) when fewer than CONTRACT_MIN_SAMPLES deals finished."""
+    if len(cands) < 2:
+        return 0
+    order = view.active
+    pos = {s: i for i, s in enumerate(order)}
+    me = pos[view.seat]
+    given = dict(view.gave)
+    defs = [s for s in order if s != view.seat]
+    to = [s for s in defs if s not in given]  # the defenders still to receive, in turn
+    need = [view.hand_sizes[s] - (1 if s in given else 0) for s in defs]
+    mine = set(view.hand)
+    unknown = [c for c in range(24) if c not in mine and c not in given.values()]
+    if len(unknown) != sum(need) or any(len(o) != len(to) for o in cands):
+        return 0
+    r = view.rules
+    # the contracts from the bid to 120 and the marriages in hand (what one can reach)
+    cap = 120 + sum(MARRIAGE_VALUES[su] for su in range(4)
+                    if 6 * su + 2 in mine and 6 * su + 3 in mine)
+    values = list(range(view.bid, max(cap, view.bid) + 1, max(r.bid_step, 1)))
+    events = [e for e in bid_events(view) if e[0] != view.seat] if INFERENCE else []
+    reached: list[list[tuple[float, int]]] = [[] for _ in cands]  # (weight, highest index)
+    samples = 0
+    while samples < PASS_SAMPLES and time.monotonic() < deadline:
+        rng.shuffle(unknown)
+        base = [0] * len(order)
+        at = 0
+        dealt: dict[int, frozenset[int]] = {}
+        for s, n in zip(defs, need, strict=True):
+            dealt[s] = frozenset(unknown[at:at + n])
+            base[pos[s]] = to_mask(unknown[at:at + n] + ([given[s]] if s in given else []))
+            at += n
+        w = math.exp(TEMPER * bids_log_likelihood(events, dealt)) if events else 1.0
+        row: list[int] = []
+        try:
+            for cand in cands:
+                hands = list(base)
+                hands[me] = to_mask([c for c in view.hand if c not in cand])
+                for s, c in zip(to, cand, strict=True):
+                    hands[pos[s]] |= 1 << c
+                solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus,
+                                deadline)
+                lo, hi = -1, len(values)
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    c = values[mid]
+                    if solver.value(hands, me, [], -1, 0, c - 1, c) >= c:
+                        lo = mid
+                    else:
+                        hi = mid
+                row.append(lo)
+        except Timeout:
+            break
+        for i, lo in enumerate(row):
+            reached[i].append((w, lo))
+        samples += 1
+    if samples < CONTRACT_MIN_SAMPLES:
+        return 0
+    best_i, best_v = 0, -math.inf
+    for i, rows in enumerate(reached):
+        total = sum(w for w, _ in rows)
+        if total <= 0:
+            return 0
+        v = max(c * (2 * sum(w for w, lo in rows if lo >= j) / total - 1)
+                for j, c in enumerate(values))
+        if v > best_v + 1e-9:
+            best_i, best_v = i, v
+    return best_i
 
 
 CONTRACT_SAMPLES = 24  # open-card deals behind the contract choice
@@ -512,10 +606,10 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
                     hits.append(made)
                 else:
                     u = 0.0
-                    for t, w in probes:
+                    for t, pw in probes:
                         v = extra + solver.value_after(hands, me, trick, trump, won, card,
                                                        declare, t - 1 - extra, t - extra)
-                        u += w * (v >= t)
+                        u += pw * (v >= t)
                         if t == need:
                             hits.append(v >= t)
                     if not my_side_decl:

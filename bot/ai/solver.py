@@ -33,6 +33,20 @@ _SUIT_PTS = tuple(sum(POINTS[r] for r in range(6) if m >> r & 1) for m in range(
 # marriage value of a 6-bit suit pattern of suit s (the K and Q together)
 _SUIT_MARR = tuple(tuple(MARRIAGE_VALUES[s] if m & 12 == 12 else 0 for m in range(64))
                    for s in range(4))
+# cards in a 6-bit suit pattern
+_POP = tuple(bin(m).count("1") for m in range(64))
+
+
+def _ranks(m: int) -> list[int]:
+    return [r for r in range(6) if m >> r & 1]
+
+
+# [m * 8 + r]: the points of the r highest (_TOP) and of the min(r, |m|) lowest (_LOW)
+# cards of a 6-bit suit pattern (points rise with the rank)
+_TOP = tuple(sum(POINTS[x] for x in _ranks(m)[::-1][:r]) if r < 7 else 0
+             for m in range(64) for r in range(8))
+_LOW = tuple(sum(POINTS[x] for x in _ranks(m)[:r]) if r < 7 else 0
+             for m in range(64) for r in range(8))
 
 
 def mask_points(m: int) -> int:
@@ -185,11 +199,54 @@ class Solver:
                + _SUIT_MARR[2][(od >> 12) & 63] + _SUIT_MARR[3][od >> 18]) * self.def_marr
         if lo >= beta:
             return lo
+        if trump >= 0 and not allc & SUIT_MASK[trump]:
+            trump = -1  # no trump left: the same play as without one
         if k == 3:
             key = hands[0] | hands[1] << 24 | hands[2] << 48 | turn << 72 | (trump + 1) << 74 \
                 | won << 77
         else:
             key = hands[0] | hands[1] << 24 | turn << 72 | (trump + 1) << 74 | won << 77
+        maxi = turn == decl
+        nxt = turn + 1 if turn + 1 < k else 0
+        # the last trick is forced
+        if h & (h - 1) == 0:
+            v = self._last_trick(turn, trump)
+            self.tt[key] = (v, v)
+            return v
+        # quick tricks: the leader cashes its masters (its cards above every other card of
+        # the suit still out) while no follower holding a trump can ruff them, and every
+        # card the followers play to those tricks goes to the leader's side
+        f1 = hands[nxt]
+        f2 = hands[nxt + 1 if nxt + 1 < k else 0] if k == 3 else 0
+        t1 = t2 = False
+        if trump >= 0:
+            tm = SUIT_MASK[trump]
+            t1 = f1 & tm != 0
+            t2 = f2 & tm != 0
+        cash = 0
+        sh = 0
+        for s in range(4):
+            ls = (h >> sh) & 63
+            if ls:
+                a = (f1 >> sh) & 63
+                b = (f2 >> sh) & 63
+                n = (a | b).bit_length()
+                ms = ls >> n << n
+                if ms:
+                    r = _POP[ms]
+                    if s != trump:
+                        if t1 and _POP[a] < r:
+                            r = _POP[a]
+                        if t2 and _POP[b] < r:
+                            r = _POP[b]
+                    if r:
+                        cash += _TOP[ms * 8 + r] + _LOW[a * 8 + r] + _LOW[b * 8 + r]
+            sh += 6
+        if maxi:
+            if cash + lo >= beta:
+                return cash + lo
+        elif hi - cash <= alpha:
+            return hi - cash
         lo, hi = -INF, INF
         ent = self.tt.get(key)
         if ent is not None:
@@ -203,13 +260,6 @@ class Solver:
             if hi < beta:
                 beta = hi
         a0, b0 = alpha, beta
-        maxi = turn == self.decl
-        nxt = turn + 1 if turn + 1 < k else 0
-        # the last trick is forced
-        if h & (h - 1) == 0:
-            v = self._last_trick(turn, trump)
-            self.tt[key] = (v, v)
-            return v
         best = -INF if maxi else INF
         moves: list[tuple[int, int]] = []  # (order key, card | declare << 8)
         if self.first_lead or won >> turn & 1:
@@ -302,6 +352,18 @@ class Solver:
         # otherwise the cards worth most points when our side wins, least when it loses
         moves: list[tuple[int, int]] = []
         wsuit = win_card // 6
+        # the last card of a trick: of two cards of a suit with no card left between them
+        # (in any hand) that both take the trick or both do not, the side that takes it plays
+        # the higher, the other side the lower (the rest of the play is the same with either
+        # left, and the one kept scores at most its points later); not when one of them is
+        # the K or Q of a marriage the other would keep
+        others = 0
+        if last and m & (m - 1):
+            for i in range(k):
+                if i != turn:
+                    others |= hands[i]
+        prev = -1
+        prev_beats = False
         while m:
             b = m & -m
             m ^= b
@@ -315,6 +377,16 @@ class Solver:
                 order = -100 + POINTS[c] if last else -100 - c % 6
             else:
                 order = POINTS[c]
+            if others and prev >= 0 and beats == prev_beats and cs == prev // 6 \
+                    and not others & (b - (2 << prev)) \
+                    and not (c % 6 == 2 and h >> (c + 1) & 1) \
+                    and not (prev % 6 == 3 and h >> (prev - 1) & 1):
+                prev = c
+                if beats or my_side_wins:
+                    moves[-1] = (order, c)
+                continue
+            prev = c
+            prev_beats = beats
             moves.append((order, c))
         if len(moves) > 1:
             moves.sort()

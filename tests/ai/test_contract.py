@@ -70,3 +70,41 @@ def test_bid_chance_and_bid(monkeypatch: pytest.MonkeyPatch) -> None:
         assert hard.choose_bid(v, random.Random(1), time.monotonic() + 0.1) in v.legal
         seen += 1
     assert seen >= 6
+
+
+def pass_views(count: int) -> list[TableView]:
+    """Passing-phase views of the declarer (first and second card), deals bid by ``hard``."""
+    out: list[TableView] = []
+    rng = random.Random(4)
+    k = 0
+    while len(out) < count:
+        dealer = k % 3
+        st = deal(new_game(RULES, seed=None, first_dealer=dealer),
+                  layout_from_seed(derive_seed(9, k), RULES, dealer))
+        k += 1
+        while st.phase not in (Phase.DEALING, Phase.GAME_OVER, Phase.PLAY, Phase.CONTRACT):
+            v = view(st, st.to_act)
+            if v.phase == Phase.PASSING and any(a.kind == "give" for a in v.legal):
+                out.append(v)
+            st = apply(st, hard.choose(v, rng, time.monotonic() + 0.05))
+    return out[:count]
+
+
+def test_the_pass_is_chosen_on_open_card_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With time enough every candidate is scored on the same deals; the pick is a
+    candidate; the card given is in hand and the choice keeps the deadline."""
+    monkeypatch.setattr(hard, "PASS_SAMPLES", hard.CONTRACT_MIN_SAMPLES)
+    views = pass_views(6)
+    assert any(v.gave_count == 1 for v in views) and any(v.gave_count == 0 for v in views)
+    for v in views:
+        opts = hard._pass_options(v)
+        cands = [o for _, o in opts[:3]]
+        assert all(len(c) == 2 - v.gave_count for c in cands)
+        i = hard.pass_pick(v, cands, random.Random(1), time.monotonic() + 60.0)
+        assert 0 <= i < len(cands)
+        # no time at all: the fitted estimate's choice
+        assert hard.pass_pick(v, cands, random.Random(1), time.monotonic() - 1.0) == 0
+        t0 = time.monotonic()
+        act = hard.choose_pass(v, random.Random(2), t0 + 0.2)
+        assert act in v.legal
+        assert time.monotonic() - t0 < 0.5

@@ -115,3 +115,110 @@ def test_the_solver_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_solver.main(["--deals", "2"]) == 0
     out = capsys.readouterr().out
     assert "positions" in out and "checksum" in out and "nodes/s" in out
+
+
+def plain(k: int, decl: int, first_lead: bool, bonus: int, def_marr: int,
+          hands: list[int], turn: int, trick: list[tuple[int, int]], trump: int,
+          won: int) -> int:
+    """V by plain minimax over the masks: no bounds, no table, no move pruning."""
+    from bot.engine.cards import MARRIAGE_VALUES, POINTS
+
+    maxi = turn == decl
+    best: int | None = None
+    h = hands[turn]
+    cards = [c for c in range(24) if h >> c & 1]
+    moves: list[tuple[int, bool]] = []
+    if trick:
+        lead = trick[0][1] // 6
+        ok = [c for c in cards if c // 6 == lead] or (
+            [c for c in cards if c // 6 == trump] if trump >= 0 else []) or cards
+        moves = [(c, False) for c in ok]
+    else:
+        moves = [(c, False) for c in cards]
+        if first_lead or won >> turn & 1:
+            moves += [(c, True) for c in cards
+                      if c % 6 in (2, 3) and h >> (c - c % 6 + 2) & 1 and h >> (c - c % 6 + 3) & 1]
+    for c, declare in moves:
+        hs = list(hands)
+        hs[turn] &= ~(1 << c)
+        t = trump
+        gain = 0
+        if declare:
+            t = c // 6
+            gain = MARRIAGE_VALUES[t] if maxi else -MARRIAGE_VALUES[t] * def_marr
+        nt = [*trick, (turn, c)]
+        if len(nt) == k:
+            wp, wc = nt[0]
+            for p, x in nt[1:]:
+                if (x // 6 == wc // 6 and x > wc) or (t >= 0 and x // 6 == t and wc // 6 != t):
+                    wp, wc = p, x
+            pts = sum(POINTS[x] for _, x in nt) + (bonus if not any(hs) else 0)
+            v = gain + (pts if wp == decl else 0)
+            if any(hs):
+                v += plain(k, decl, first_lead, bonus, def_marr, hs, wp, [], t, won | 1 << wp)
+        else:
+            v = gain + plain(k, decl, first_lead, bonus, def_marr, hs, (turn + 1) % k, nt, t, won)
+        if best is None or (v > best if maxi else v < best):
+            best = v
+    assert best is not None
+    return best
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_solver_matches_plain_minimax_on_random_positions(seed: int) -> None:
+    """Random positions (mid-trick too, marriages often, every option of the solver): the
+    value, null windows around it and the value after each move equal plain minimax."""
+    rng = random.Random(seed)
+    k = rng.choice([2, 3, 3])
+    size = rng.randint(2, 4 if k == 3 else 5)
+    deck = list(range(24))
+    rng.shuffle(deck)
+    for _ in range(rng.choice([0, 1, 2])):  # K/Q pairs into one hand, sequences
+        su = rng.randrange(4)
+        deck.remove(6 * su + 2)
+        deck.remove(6 * su + 3)
+        at = rng.randrange(k) * size
+        deck[at:at] = [6 * su + 2, 6 * su + 3]
+    hands = [to_mask(deck[i * size:(i + 1) * size]) for i in range(k)]
+    leader = rng.randrange(k)
+    trick: list[tuple[int, int]] = []
+    for i in range(rng.randrange(k)):  # a trick under way: legal cards of the next seats
+        p = (leader + i) % k
+        cands = [c for c in range(24) if hands[p] >> c & 1]
+        if trick:
+            lead = trick[0][1] // 6
+            cands = [c for c in cands if c // 6 == lead] or cands
+        c = rng.choice(cands)
+        hands[p] &= ~(1 << c)
+        trick.append((p, c))
+    turn = (leader + len(trick)) % k
+    trump = rng.choice([-1, -1, 0, 1, 2, 3])
+    won = rng.randrange(1 << k)
+    decl = rng.randrange(k)
+    first_lead = rng.random() < 0.3
+    bonus = rng.choice([0, 10])
+    dm = rng.random() < 0.8
+
+    def solver() -> Solver:
+        return Solver(k, decl, first_lead, bonus, defender_marriages=dm)
+
+    want = plain(k, decl, first_lead, bonus, int(dm), hands, turn, trick, trump, won)
+    s = solver()
+    assert s.value(hands, turn, trick, trump, won) == want
+    for t in (want - 7, want - 1, want, want + 1, want + 12):
+        assert (solver().value(hands, turn, trick, trump, won, t - 1, t) >= t) == (want >= t)
+        assert (s.value(hands, turn, trick, trump, won, t - 1, t) >= t) == (want >= t)
+    for card, declare in s.moves(hands, turn, trick, won):
+        got = s.value_after(hands, turn, trick, trump, won, card, declare)
+        hs = list(hands)
+        hs[turn] &= ~(1 << card)
+        t2 = card // 6 if declare else trump
+        gain = 0
+        if declare:
+            from bot.engine.cards import MARRIAGE_VALUES
+            gain = MARRIAGE_VALUES[t2] if turn == decl else -MARRIAGE_VALUES[t2] * int(dm)
+        nt = [*trick, (turn, card)]
+        if len(nt) == k:
+            continue  # value_after of a finished trick: covered by the value above
+        assert got == gain + plain(k, decl, first_lead, bonus, int(dm), hs, (turn + 1) % k,
+                                   nt, t2, won), (card, declare)
