@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "restart": "start-up to the first answer with many live games",
     "texts": "what the gettext catalogs cost at start-up and per message",
     "solver": "nodes and CPU time of the open-card solver on fixed positions",
+    "faults": "games through a Bot API failing and answering late, then going on",
 }
 
 
@@ -51,6 +52,10 @@ def _command(name: str) -> Callable[[list[str]], int]:
         from bench.solver import main as bench_solver
 
         return bench_solver
+    if name == "faults":
+        from bench.faults import main as bench_faults
+
+        return bench_faults
     if name == "texts":
         from bench.texts import bench_texts
 
