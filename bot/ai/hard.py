@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Sequence
 from itertools import combinations
 
 from bot.engine.cards import MARRIAGE_VALUES
@@ -58,6 +59,21 @@ EXACT_CARDS = 5  # exact values when every hand holds at most this many cards
 PROBE_CARDS = 6  # three thresholds instead of one from this many cards down
 DEFAULT_THINK = 0.25
 HARD_CAP = 0.9
+
+
+def highest_reached(solver: Solver, hands: list[int], me: int, values: Sequence[int]) -> int:
+    """The index of the highest of ``values`` (ascending contracts) the declarer ``me``
+    reaches with every hand open, by a binary search of null-window searches (-1: none).
+    ``Timeout`` from the solver passes through."""
+    lo, hi = -1, len(values)  # values[lo] is reached, values[hi] is not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        c = values[mid]
+        if solver.value(hands, me, [], -1, 0, c - 1, c) >= c:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def choose(view: TableView, rng: random.Random, deadline: float | None) -> Action:
@@ -367,15 +383,7 @@ def pass_pick(view: TableView, cands: list[tuple[int, ...]], rng: random.Random,
                     hands[pos[s]] |= 1 << c
                 solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus,
                                 deadline)
-                lo, hi = -1, len(values)
-                while hi - lo > 1:
-                    mid = (lo + hi) // 2
-                    c = values[mid]
-                    if solver.value(hands, me, [], -1, 0, c - 1, c) >= c:
-                        lo = mid
-                    else:
-                        hi = mid
-                row.append(lo)
+                row.append(highest_reached(solver, hands, me, values))
         except Timeout:
             break
         for i, lo in enumerate(row):
@@ -432,15 +440,8 @@ def contract_chances(view: TableView, values: list[int], rng: random.Random,
         w = math.exp(TEMPER * bids_log_likelihood(events, dealt)) if events else 1.0
         me = pos[view.seat]
         solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus, deadline)
-        lo, hi = -1, len(values)  # values[lo] is reached, values[hi] is not
         try:
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                c = values[mid]
-                if solver.value(hands, me, [], -1, 0, c - 1, c) >= c:
-                    lo = mid
-                else:
-                    hi = mid
+            lo = highest_reached(solver, hands, me, values)
         except Timeout:
             break
         for i in range(lo + 1):
