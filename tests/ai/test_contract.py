@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from itertools import pairwise
 
 import pytest
@@ -18,23 +19,32 @@ from bot.engine.views import TableView, view
 RULES = make_rules("classic")
 
 
-def contract_views(count: int) -> list[TableView]:
-    """Contract-phase views of the declarer, from deals bid and passed by ``hard``."""
+def views_of_deals(count: int, *, seed: int, play_seed: int, until: tuple[Phase, ...],
+                   wanted: Callable[[TableView], bool], one_a_deal: bool) -> list[TableView]:
+    """The first ``count`` views ``wanted`` of the seat to act, in deals of ``seed`` bid
+    and passed by ``hard`` until a phase of ``until`` (``one_a_deal``: a deal's first)."""
     out: list[TableView] = []
-    rng = random.Random(3)
+    rng = random.Random(play_seed)
     k = 0
     while len(out) < count:
         dealer = k % 3
         st = deal(new_game(RULES, seed=None, first_dealer=dealer),
-                  layout_from_seed(derive_seed(7, k), RULES, dealer))
+                  layout_from_seed(derive_seed(seed, k), RULES, dealer))
         k += 1
-        while st.phase not in (Phase.DEALING, Phase.GAME_OVER, Phase.PLAY):
+        while st.phase not in (Phase.DEALING, Phase.GAME_OVER, *until):
             v = view(st, st.to_act)
-            if v.phase == Phase.CONTRACT:
+            if wanted(v):
                 out.append(v)
-                break
+                if one_a_deal:
+                    break
             st = apply(st, hard.choose(v, rng, time.monotonic() + 0.05))
-    return out
+    return out[:count]
+
+
+def contract_views(count: int) -> list[TableView]:
+    """Contract-phase views of the declarer, from deals bid and passed by ``hard``."""
+    return views_of_deals(count, seed=7, play_seed=3, until=(Phase.PLAY,),
+                          wanted=lambda v: v.phase == Phase.CONTRACT, one_a_deal=True)
 
 
 def test_chances_fall_with_the_contract(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -74,20 +84,10 @@ def test_bid_chance_and_bid(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def pass_views(count: int) -> list[TableView]:
     """Passing-phase views of the declarer (first and second card), deals bid by ``hard``."""
-    out: list[TableView] = []
-    rng = random.Random(4)
-    k = 0
-    while len(out) < count:
-        dealer = k % 3
-        st = deal(new_game(RULES, seed=None, first_dealer=dealer),
-                  layout_from_seed(derive_seed(9, k), RULES, dealer))
-        k += 1
-        while st.phase not in (Phase.DEALING, Phase.GAME_OVER, Phase.PLAY, Phase.CONTRACT):
-            v = view(st, st.to_act)
-            if v.phase == Phase.PASSING and any(a.kind == "give" for a in v.legal):
-                out.append(v)
-            st = apply(st, hard.choose(v, rng, time.monotonic() + 0.05))
-    return out[:count]
+    return views_of_deals(
+        count, seed=9, play_seed=4, until=(Phase.PLAY, Phase.CONTRACT),
+        wanted=lambda v: v.phase == Phase.PASSING and any(a.kind == "give" for a in v.legal),
+        one_a_deal=False)
 
 
 def test_the_pass_is_chosen_on_open_card_deals(monkeypatch: pytest.MonkeyPatch) -> None:
