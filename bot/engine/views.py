@@ -73,10 +73,31 @@ def _strip(res: DealResult) -> DealResult:
     return replace(res, layout=_NO_LAYOUT, actions=())
 
 
+# The stripped history of the last states viewed, by the identity of their history tuple
+# (states share it until a deal ends, and every view of every seat strips the same one):
+# each entry keeps its tuple, so an id is never taken for another's while it is here.
+# Views are made on the computer players' threads too: only atomic dict steps here.
+_HISTORIES: dict[int, tuple[tuple[DealResult, ...], tuple[DealResult, ...]]] = {}
+_HISTORIES_KEPT = 256
+
+
+def _stripped(history: tuple[DealResult, ...]) -> tuple[DealResult, ...]:
+    if not history:
+        return ()
+    got = _HISTORIES.get(id(history))
+    if got is not None and got[0] is history:
+        return got[1]
+    out = tuple(_strip(h) for h in history)
+    if len(_HISTORIES) >= _HISTORIES_KEPT:
+        _HISTORIES.clear()  # (one atomic step: computer players view states on threads)
+    _HISTORIES[id(history)] = (history, out)
+    return out
+
+
 def _view(state: GameState, seat: int) -> TableView:
     n = state.n
     d = state.deal
-    history = tuple(_strip(h) for h in state.history)
+    history = _stripped(state.history)
     common = dict(
         seat=seat,
         rules=state.rules,

@@ -117,6 +117,23 @@ class BotLike(Protocol):
     async def send_document(self, chat_id: int, document: Any, **kw: Any) -> Any: ...
 
 
+def keyboard_json(keyboard: Keyboard) -> dict[str, Any] | None:
+    """The Bot API's ``InlineKeyboardMarkup`` of ``keyboard`` as plain JSON data: what
+    ``markup(keyboard).to_dict()`` gives, without building python-telegram-bot's objects
+    (a keyboard of a hand is 10-20 buttons, each a ``TelegramObject`` to make and take
+    apart again)."""
+    if not keyboard:
+        return None
+    return {"inline_keyboard": [
+        [{"text": b.text, "callback_data": b.data} if b.url is None
+         else {"text": b.text, "url": b.url} for b in row]
+        for row in keyboard
+    ]}
+
+
+NO_PREVIEW_JSON: dict[str, Any] = {"is_disabled": True}  # NO_PREVIEW.to_dict()
+
+
 def markup(keyboard: Keyboard) -> InlineKeyboardMarkup | None:
     if not keyboard:
         return None
@@ -729,12 +746,7 @@ class Outbox:
                     return  # another process's edit of it is in flight: asked again soon
                 self._done(q, slot, content)  # shown already, or by the lease holder
             elif slot.message_id is None:
-                msg = await self.bot.send_message(
-                    chat_id=q.chat_id, text=content.text, parse_mode=ParseMode.HTML,
-                    reply_markup=markup(content.keyboard), link_preview_options=NO_PREVIEW,
-                    **thread_kw(slot.thread), **self._patient(),
-                )
-                slot.message_id = int(msg.message_id)
+                slot.message_id = await self._send(q.chat_id, content, slot.thread)
                 slot.sent = digest
                 if self.shared is not None and claimable(slot.key):
                     await self._share(q, slot.key, slot.message_id)
@@ -901,22 +913,49 @@ class Outbox:
             log.warning("chat %s: the id of %s not shared yet: %s", q.chat_id, key, e)
             q.records.append((key, message_id))
 
+    async def _send(self, chat_id: int, content: Rendered, thread: int | None) -> int:
+        """sendMessage; the new message's id.  Through python-telegram-bot's ``Bot`` by
+        ``do_api_request`` as ``_edit`` is, with the keyboard as plain JSON data
+        (``keyboard_json``): the answer's ``message_id`` is read from its JSON, not from a
+        ``Message`` decoded with its chat, sender and every button (about 1 ms a send)."""
+        bot = self.bot
+        if isinstance(bot, Bot):
+            kw: dict[str, Any] = {
+                "chat_id": chat_id, "text": content.text, "parse_mode": ParseMode.HTML,
+                "reply_markup": keyboard_json(content.keyboard),
+                "link_preview_options": NO_PREVIEW_JSON, **thread_kw(thread),
+            }
+            result = await bot.do_api_request("sendMessage", api_kwargs=kw,
+                                              **self._patient())
+            if not isinstance(result, dict) or not isinstance(result.get("message_id"), int):
+                raise NetworkError(f"sendMessage answered without a message: {result!r}")
+            return int(result["message_id"])
+        msg = await bot.send_message(
+            chat_id=chat_id, text=content.text, parse_mode=ParseMode.HTML,
+            reply_markup=markup(content.keyboard), link_preview_options=NO_PREVIEW,
+            **thread_kw(thread), **self._patient(),
+        )
+        return int(msg.message_id)
+
     async def _edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
         """editMessageText.  Through python-telegram-bot's ``Bot`` by ``do_api_request``
         without a return type: the same parameters, request object and ExtBot rate limiter as
         ``Bot.edit_message_text``, but the answer (the edited message) is not decoded into a
         ``Message`` that nothing reads (about 0.7 ms per edit, the most of PTB's own cost of
-        an edit).  Errors are PTB's usual ones (BadRequest, RetryAfter, TimedOut, ...)."""
-        kw: dict[str, Any] = {
-            "chat_id": chat_id, "message_id": message_id, "text": content.text,
-            "parse_mode": ParseMode.HTML, "reply_markup": markup(content.keyboard),
-            "link_preview_options": NO_PREVIEW,
-        }
+        an edit), and the keyboard is plain JSON data (``keyboard_json``), not PTB's objects.
+        Errors are PTB's usual ones (BadRequest, RetryAfter, TimedOut, ...)."""
         bot = self.bot
         if isinstance(bot, Bot):
-            await bot.do_api_request("editMessageText", api_kwargs=kw)
+            await bot.do_api_request("editMessageText", api_kwargs={
+                "chat_id": chat_id, "message_id": message_id, "text": content.text,
+                "parse_mode": ParseMode.HTML, "reply_markup": keyboard_json(content.keyboard),
+                "link_preview_options": NO_PREVIEW_JSON,
+            })
         else:
-            await bot.edit_message_text(**kw)
+            await bot.edit_message_text(
+                chat_id=chat_id, message_id=message_id, text=content.text,
+                parse_mode=ParseMode.HTML, reply_markup=markup(content.keyboard),
+                link_preview_options=NO_PREVIEW)
 
     def _patient(self) -> dict[str, float]:
         """The read timeout of a new message: a send that timed out has an unknown outcome
