@@ -241,3 +241,45 @@ async def test_python_m_bot_serves_health_in_polling_mode(server: FakeTelegramSe
     assert said == [f"thousand-bot: cannot listen on 127.0.0.1:{busy} "
                     f"(METRICS_LISTEN, METRICS_PORT): Address already in use"]
     assert "Traceback" not in other.log()
+
+
+async def test_start_up_leaves_the_collectors_view_once_the_bot_is_ready(
+        server: FakeTelegramServer, db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``gc.freeze`` after the service started (its games restored), once per process:
+    a second application (as in these tests) freezes nothing more."""
+    import gc
+
+    import bot.tg.io.app as app_module
+
+    frozen: list[bool] = []
+    monkeypatch.setattr(app_module, "_frozen", False)
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    async with running(server, db) as app:
+        assert frozen == [True]
+        assert service(app).sessions is not None
+    async with running(server, db.with_name("second.sqlite3")):
+        assert frozen == [True]
+
+
+def test_a_bot_process_is_frozen_when_ready(tmp_path: Path) -> None:
+    """The real thing in a fresh interpreter: what start-up made is in the permanent
+    generation (``gc.get_freeze_count``), the collections after it walk only the rest."""
+    import subprocess
+    import sys
+
+    script = (
+        "import asyncio, gc\n"
+        "from tests.fakeapi import FakeTelegramServer\n"
+        "from tests.bot.helpers import running\n"
+        "from pathlib import Path\n"
+        "async def main():\n"
+        "    async with FakeTelegramServer() as server:\n"
+        "        before = gc.get_freeze_count()\n"
+        f"        async with running(server, Path({str(tmp_path / 'db.sqlite3')!r})):\n"
+        "            print(before, gc.get_freeze_count())\n"
+        "asyncio.run(main())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, cwd=Path(__file__).resolve().parents[2], check=True)
+    before, after = map(int, out.stdout.split())
+    assert before == 0 and after > 50_000  # the modules, classes and catalogs of start-up

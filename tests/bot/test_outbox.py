@@ -481,3 +481,18 @@ def test_topics_share_the_groups_budget() -> None:
         assert max_in_window(bot.times) <= 20
 
     run_virtual(main)
+
+
+def test_a_keyboard_as_plain_json_is_what_ptb_would_send() -> None:
+    """``keyboard_json`` (sends and edits through the real ``Bot``) gives the Bot API the
+    same object as ``markup(...).to_dict()`` (the path of the fakes)."""
+    from bot.tg.io.outbox import NO_PREVIEW, NO_PREVIEW_JSON, keyboard_json, markup
+
+    keyboard = ((Button("9♠", "g12:3:a:p9S"), Button("🂡 Туз", "g12:3:a:pAS")),
+                (Button("📖 Правила", url="https://example.org/rules"),),
+                (Button("💡", "g12:3:h"),))
+    built = markup(keyboard)
+    assert built is not None
+    assert keyboard_json(keyboard) == built.to_dict()
+    assert keyboard_json(()) is None and markup(()) is None
+    assert NO_PREVIEW.to_dict() == NO_PREVIEW_JSON

@@ -276,6 +276,47 @@ async def test_a_refused_move_in_a_group_is_rolled_back_alone(store: Storage) ->
     assert await store.score_sheet(games[2]) == []
 
 
+async def test_a_stored_moves_caller_is_answered_before_the_flusher_wakes(
+        store: Storage) -> None:
+    """The commit's thread settles the callers itself (one turn of the event loop less
+    between a press and its answer); the flusher, woken after, finds them settled."""
+    writer = store._moves
+    order: list[str] = []
+    settle = writer._settle_batch
+
+    def settled(batch: Any, results: Any) -> None:
+        order.append("open" if not batch[0].future.done() else "done")
+        settle(batch, results)
+
+    writer._settle_batch = settled  # type: ignore[method-assign]
+    gid = await playing_game(store, -1)
+    assert await store.append_action(gid, 0, act(1), "{}", deadline=None) == 1
+    await asyncio.sleep(0.01)  # the flusher ends
+    assert order == ["open", "done"]  # the thread's call answered; the flusher's found it so
+    assert await store.actions(gid) == [act(1)]
+
+
+async def test_a_commit_whose_loop_refuses_the_early_answer_is_answered_by_the_flusher(
+        store: Storage, monkeypatch: pytest.MonkeyPatch) -> None:
+    loop = asyncio.get_running_loop()
+    real = loop.call_soon_threadsafe
+    refused: list[object] = []
+
+    def closed(callback: Any, *args: Any, **kw: Any) -> Any:
+        if getattr(callback, "__name__", "") == "_settle_batch":
+            refused.append(callback)
+            raise RuntimeError("Event loop is closed")
+        return real(callback, *args, **kw)
+
+    monkeypatch.setattr(loop, "call_soon_threadsafe", closed)
+    games = [await playing_game(store, -i) for i in range(1, 4)]
+    versions = await asyncio.gather(*(store.append_action(g, 0, act(1), "{}", deadline=None)
+                                      for g in games))
+    assert versions == [1, 1, 1] and refused  # stored, and told by the flusher instead
+    for g in games:
+        assert await store.actions(g) == [act(1)]
+
+
 async def test_a_move_cancelled_while_it_waits_is_not_written(store: Storage) -> None:
     games = [await playing_game(store, -i) for i in range(1, 3)]
     # Hold the storage's lock so both moves wait in the queue, then cancel one of them.
