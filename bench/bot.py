@@ -9,7 +9,8 @@ buttons of their hand message as soon as it shows a new version, until they pres
 
 Printed: the bot's own overhead per update — from the moment the updater hands the update
 over to the moment the first request on its behalf leaves (p50/p95; computer thinking is not
-in it: computer moves are made by separate tasks after the answer) — updates handled per
+in it: computer moves are made by separate tasks after the answer), over the whole run and
+once everybody is playing (after ``--arrive`` + 5 s: the burst of ``/newgame`` left out) — updates handled per
 second, and the peak memory (RSS) of the bot's process.  Needs the source checkout: the
 fake server lives in ``tests/fakeapi``.
 
@@ -481,12 +482,19 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
     return Phase(name, result, metrics, elapsed, cpu, main_cpu)
 
 
-def _print_phase(p: Phase) -> None:
+def _print_phase(p: Phase, settled_after: float) -> None:
     result = p.result
     lat = [x * 1000 for x in p.metrics.latencies]
     print(f"  bot overhead per update (handed over -> first request out): "
           f"p50 {_percentile(lat, 0.5):.1f} ms, p95 {_percentile(lat, 0.95):.1f} ms "
           f"(max {max(lat, default=float('nan')):.1f} ms, {len(lat)} updates measured)")
+    m = p.metrics
+    start = m.marked[0] if m.marked else 0.0
+    steady = [x * 1000 for x, at in zip(m.latencies, m.marked, strict=True)
+              if at - start >= settled_after]
+    print(f"  the same once everybody is playing (after the first {settled_after:g} s, "
+          f"the arrivals with their /newgame): p50 {_percentile(steady, 0.5):.1f} ms, "
+          f"p95 {_percentile(steady, 0.95):.1f} ms ({len(steady)} updates)")
     requests = p.bot_requests()
     print(f"  updates handled: {p.metrics.updates} = {p.metrics.updates / p.elapsed:.0f}/s; "
           f"requests to the Bot API: {sum(requests.values())} "
@@ -531,7 +539,7 @@ async def _run(args: argparse.Namespace) -> int:
         floor = got
         print(f"floor: a bare python-telegram-bot bot (answers each press, edits its message), "
               f"the same people: {floor.result['presses']} presses in {floor.elapsed:.1f} s")
-        _print_phase(floor)
+        _print_phase(floor, args.arrive + 5)
     profiler = cProfile.Profile() if args.profile else None
     got = await _phase("bot", args, _project_app(args), profiler)
     if isinstance(got, str):
@@ -550,7 +558,7 @@ async def _run(args: argparse.Namespace) -> int:
           f"computer level {args.level}, overall message limit {limit}, "
           f"HTTP client {args.http}"
           + (" [under cProfile: CPU figures include its overhead]" if profiler else ""))
-    _print_phase(bot)
+    _print_phase(bot, args.arrive + 5)
     print(f"  peak memory of the bot process: {peak_mb:.0f} MB (peak RSS, ru_maxrss)")
     print(f"  sessions in memory at the end: {bot.result.get('sessions', '?')}, evicted "
           f"while running: {bot.result.get('evictions', '?')}")

@@ -28,12 +28,15 @@ class Probe:
     def mark(self) -> None:
         if not self.done:
             self.done = True
-            self.metrics.latencies.append(time.perf_counter() - self.start)
+            now = time.perf_counter()
+            self.metrics.latencies.append(now - self.start)
+            self.metrics.marked.append(now)
 
 
 @dataclass(eq=False)
 class Metrics:
     latencies: list[float] = field(default_factory=list)
+    marked: list[float] = field(default_factory=list)  # when each latency was taken
     updates: int = 0
     handed: dict[int, float] = field(default_factory=dict)
 

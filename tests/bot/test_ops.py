@@ -19,7 +19,15 @@ from bot.cli.health import health_main
 from bot.config import load_settings
 from bot.ops.logs import JsonFormatter
 from bot.run import setup_logging
-from tests.bot.helpers import action_button, idle, play, running, service, start_private
+from tests.bot.helpers import (
+    action_button,
+    idle,
+    play,
+    running,
+    service,
+    session,
+    start_private,
+)
 from tests.bot.procs import BotExited, BotProcess, bots, free_port
 from tests.fakeapi import FakeTelegramServer
 
@@ -62,6 +70,12 @@ async def test_healthz_and_metrics(server: FakeTelegramServer, db: Path) -> None
         gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
         presses = await play(server, app, gid, {0: anna}, max_moves=6, timeout=20)
         assert presses == 6
+
+        def waiting_for_anna() -> bool:  # the computer's answer to the last press is made
+            s = session(app, gid)
+            return s is not None and s.state is not None and s.state.to_act == 0
+
+        await server.wait_for(waiting_for_anna)
         await idle(app)
         async with http.get(f"{base}/metrics") as r:
             assert r.status == 200
