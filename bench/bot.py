@@ -10,9 +10,9 @@ buttons of their hand message as soon as it shows a new version, until they pres
 Printed: the bot's own overhead per update — from the moment the updater hands the update
 over to the moment the first request on its behalf leaves (p50/p95; computer thinking is not
 in it: computer moves are made by separate tasks after the answer), over the whole run and
-once everybody is playing (after ``--arrive`` + 5 s: the burst of ``/newgame`` left out) — updates handled per
-second, and the peak memory (RSS) of the bot's process.  Needs the source checkout: the
-fake server lives in ``tests/fakeapi``.
+once everybody is playing (after ``--arrive`` + 5 s: the burst of ``/newgame`` left out) —
+updates handled per second, and the peak memory (RSS) of the bot's process.  Needs the
+source checkout: the fake server lives in ``tests/fakeapi``.
 
 ``--open N``: N more solo games, open but idle beside the ``--games`` in play — each
 waiting for its person, untouched for two hours — written into the database (by a child
