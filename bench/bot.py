@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
+import gc
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -38,7 +39,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -224,6 +225,33 @@ async def _people(conn: multiprocessing.connection.Connection, games: int, press
 # ---------------------------------------------------------------------------- the bot
 
 
+class GcPauses:
+    """The garbage collector's pauses in this process while a phase runs (``gc.callbacks``):
+    the event loop stands still for each of them."""
+
+    def __init__(self) -> None:
+        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self._start = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.pauses[info["generation"]].append(time.perf_counter() - self._start)
+
+    def __enter__(self) -> GcPauses:
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self)
+
+    def line(self) -> str:
+        return "; ".join(
+            f"gen{g} {len(v)} ({sum(v) * 1000:.0f} ms in all, the longest "
+            f"{max(v, default=0.0) * 1000:.1f} ms)" for g, v in self.pauses.items())
+
+
 @dataclass
 class Phase:
     """One bot against its own fake server and simulated people."""
@@ -234,6 +262,7 @@ class Phase:
     elapsed: float
     cpu: float  # the whole process (every thread: the event loop's, aiosqlite's, ...)
     main_cpu: float  # the main thread only (the event loop)
+    gc: GcPauses = field(default_factory=GcPauses)
 
     @property
     def updates(self) -> int:
@@ -318,7 +347,11 @@ def _seed(path: Path, n: int, seed: int) -> dict[str, Any]:
 
 def _project_app(args: argparse.Namespace) -> AppFactory:
     def make(token: str, base_url: str, metrics: M.Metrics, tmp: Path) -> Any:
+        import bot.tg.io.app as app_module
         from bot.tg.io.app import build_application
+
+        if not args.gc_freeze:  # as if frozen already: start-up stays in the collector's view
+            app_module._frozen = True
 
         if args.open:
             if args.database_url:
@@ -446,6 +479,7 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
         await app.start()
         started = time.perf_counter()
         cpu0, main0 = time.process_time(), time.thread_time()
+        pauses = GcPauses().__enter__()
         if profiler is not None:
             profiler.enable()
         server = getattr(app, "ops_server", None)
@@ -465,6 +499,7 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
                       f"healthy, {seen['unhealthy']} not), one every {args.scrape_every:g} s")
             if profiler is not None:
                 profiler.disable()
+            pauses.__exit__()
             elapsed = time.perf_counter() - started
             cpu, main_cpu = time.process_time() - cpu0, time.thread_time() - main0
             service = getattr(app, "service", None)
@@ -479,7 +514,7 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
     proc.join(10)
     if "error" in result:
         return f"the simulated people failed: {result['error']}"
-    return Phase(name, result, metrics, elapsed, cpu, main_cpu)
+    return Phase(name, result, metrics, elapsed, cpu, main_cpu, pauses)
 
 
 def _print_phase(p: Phase, settled_after: float) -> None:
@@ -509,6 +544,7 @@ def _print_phase(p: Phase, settled_after: float) -> None:
           f"= {p.cpu_per_update * 1000:.2f} ms per update (main thread "
           f"{p.main_cpu / p.updates * 1000:.2f} ms, other threads "
           f"{(p.cpu - p.main_cpu) / p.updates * 1000:.2f} ms)")
+    print(f"  garbage collections meanwhile: {p.gc.line()}")
     print(f"  (the fake server and the simulated people used {result['cpu']:.1f} s of CPU in "
           f"their own process: their view includes its delays)")
     print(f"  spec violations {result['violations']}, 'not modified' {result['not_modified']}, "
@@ -618,6 +654,9 @@ def main(argv: list[str]) -> int:
                    help="the bot with METRICS_PORT on, /metrics and /healthz scraped")
     p.add_argument("--scrape-every", type=float, default=1.0, metavar="SECONDS",
                    help="with --metrics: seconds between two scrapes (Prometheus: 15)")
+    p.add_argument("--no-gc-freeze", dest="gc_freeze", action="store_false",
+                   help="the bot without gc.freeze() of its start-up (bot/tg/io/app.py, "
+                        "freeze_startup): to see what the freeze buys")
     p.add_argument("--no-floor", dest="floor", action="store_false",
                    help="skip the floor (a bare python-telegram-bot bot driven the same way)")
     p.add_argument("--profile", metavar="FILE",

@@ -25,6 +25,8 @@ def test_bench_bot_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "floor: a bare python-telegram-bot bot" in out
     assert out.count("spec violations 0") == 2 and out.count("stuck people 0") == 2
     assert "× floor" in out
+    assert "once everybody is playing" in out
+    assert out.count("garbage collections meanwhile: gen0") == 2  # the floor's and the bot's
 
 
 def test_bench_bot_profile_without_floor(tmp_path: Path,
