@@ -134,6 +134,17 @@ def keyboard_json(keyboard: Keyboard) -> dict[str, Any] | None:
 NO_PREVIEW_JSON: dict[str, Any] = {"is_disabled": True}  # NO_PREVIEW.to_dict()
 
 
+def layout_kw(keyboard: Keyboard, *, plain: bool) -> dict[str, Any]:
+    """What a sent or edited text message carries beside its text: the parse mode, the
+    keyboard and no link preview; ``plain`` as JSON data (``Bot.do_api_request``), else as
+    python-telegram-bot's objects (``send_message`` / ``edit_message_text`` of the fakes)."""
+    if plain:
+        return {"parse_mode": ParseMode.HTML, "reply_markup": keyboard_json(keyboard),
+                "link_preview_options": NO_PREVIEW_JSON}
+    return {"parse_mode": ParseMode.HTML, "reply_markup": markup(keyboard),
+            "link_preview_options": NO_PREVIEW}
+
+
 def markup(keyboard: Keyboard) -> InlineKeyboardMarkup | None:
     if not keyboard:
         return None
@@ -920,21 +931,16 @@ class Outbox:
         ``Message`` decoded with its chat, sender and every button (about 1 ms a send)."""
         bot = self.bot
         if isinstance(bot, Bot):
-            kw: dict[str, Any] = {
-                "chat_id": chat_id, "text": content.text, "parse_mode": ParseMode.HTML,
-                "reply_markup": keyboard_json(content.keyboard),
-                "link_preview_options": NO_PREVIEW_JSON, **thread_kw(thread),
-            }
+            kw = {"chat_id": chat_id, "text": content.text,
+                  **layout_kw(content.keyboard, plain=True), **thread_kw(thread)}
             result = await bot.do_api_request("sendMessage", api_kwargs=kw,
                                               **self._patient())
             if not isinstance(result, dict) or not isinstance(result.get("message_id"), int):
                 raise NetworkError(f"sendMessage answered without a message: {result!r}")
             return int(result["message_id"])
-        msg = await bot.send_message(
-            chat_id=chat_id, text=content.text, parse_mode=ParseMode.HTML,
-            reply_markup=markup(content.keyboard), link_preview_options=NO_PREVIEW,
-            **thread_kw(thread), **self._patient(),
-        )
+        msg = await bot.send_message(chat_id=chat_id, text=content.text,
+                                     **layout_kw(content.keyboard, plain=False),
+                                     **thread_kw(thread), **self._patient())
         return int(msg.message_id)
 
     async def _edit(self, chat_id: int, message_id: int, content: Rendered) -> None:
@@ -948,14 +954,10 @@ class Outbox:
         if isinstance(bot, Bot):
             await bot.do_api_request("editMessageText", api_kwargs={
                 "chat_id": chat_id, "message_id": message_id, "text": content.text,
-                "parse_mode": ParseMode.HTML, "reply_markup": keyboard_json(content.keyboard),
-                "link_preview_options": NO_PREVIEW_JSON,
-            })
+                **layout_kw(content.keyboard, plain=True)})
         else:
-            await bot.edit_message_text(
-                chat_id=chat_id, message_id=message_id, text=content.text,
-                parse_mode=ParseMode.HTML, reply_markup=markup(content.keyboard),
-                link_preview_options=NO_PREVIEW)
+            await bot.edit_message_text(text=content.text, chat_id=chat_id, message_id=message_id,
+                                        **layout_kw(content.keyboard, plain=False))
 
     def _patient(self) -> dict[str, float]:
         """The read timeout of a new message: a send that timed out has an unknown outcome
