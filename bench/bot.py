@@ -239,11 +239,11 @@ class GcPauses:
         else:
             self.pauses[info["generation"]].append(time.perf_counter() - self._start)
 
-    def __enter__(self) -> GcPauses:
+    def start(self) -> GcPauses:
         gc.callbacks.append(self)
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
         gc.callbacks.remove(self)
 
     def line(self) -> str:
@@ -479,7 +479,7 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
         await app.start()
         started = time.perf_counter()
         cpu0, main0 = time.process_time(), time.thread_time()
-        pauses = GcPauses().__enter__()
+        pauses = GcPauses().start()
         if profiler is not None:
             profiler.enable()
         server = getattr(app, "ops_server", None)
@@ -499,7 +499,7 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
                       f"healthy, {seen['unhealthy']} not), one every {args.scrape_every:g} s")
             if profiler is not None:
                 profiler.disable()
-            pauses.__exit__()
+            pauses.stop()
             elapsed = time.perf_counter() - started
             cpu, main_cpu = time.process_time() - cpu0, time.thread_time() - main0
             service = getattr(app, "service", None)
