@@ -1,6 +1,6 @@
 """The bot's Prometheus metrics (``prometheus_client``), one registry per application.
 
-Counted as they happen (cheap: a labelled child is looked up once and cached):
+Counted as they happen (cheap: a dict update, exposed by a collector at scrape time):
 updates and presses by kind, update handling time, Bot API requests by method and outcome
 with their latency, 429s and their retry-afters, storage writes' time and errors.  Read at
 scrape time from the running bot (``Sources``: no cost between scrapes): outbox queue
@@ -12,13 +12,20 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from bisect import bisect_left
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessCollector
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client import CollectorRegistry, ProcessCollector
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 from telegram import Update
 from telegram.error import NetworkError, TimedOut
 
@@ -122,80 +129,137 @@ class _Live(Collector):
                                   "(multi-process mode).", value=s.lease_takeovers())
 
 
+class _Counts:
+    """A labelled counter kept as a plain dict: counting is a dict update (no lock, no
+    value objects), on the event loop's thread where everything counted happens."""
+
+    __slots__ = ("doc", "labels", "name", "values")
+
+    def __init__(self, name: str, doc: str, labels: tuple[str, ...] = ()) -> None:
+        self.name, self.doc, self.labels = name, doc, labels
+        self.values: dict[tuple[str, ...], float] = {} if labels else {(): 0.0}
+
+    def inc(self, key: tuple[str, ...] = (), amount: float = 1.0) -> None:
+        v = self.values
+        v[key] = v.get(key, 0.0) + amount
+
+    def family(self) -> Metric:
+        f = CounterMetricFamily(self.name, self.doc, labels=self.labels)
+        for key, value in sorted(self.values.items()):
+            f.add_metric(list(key), value)
+        return f
+
+
+class _Latency:
+    """A labelled histogram kept as plain lists (one count per bucket, and the sum)."""
+
+    __slots__ = ("bounds", "doc", "labels", "name", "values")
+
+    def __init__(self, name: str, doc: str, labels: tuple[str, ...] = (),
+                 bounds: tuple[float, ...] = LATENCY_BUCKETS) -> None:
+        self.name, self.doc, self.labels, self.bounds = name, doc, labels, bounds
+        self.values: dict[tuple[str, ...], list[float]] = {}
+        if not labels:  # shown from the start, as 0
+            self.values[()] = [0.0] * (len(bounds) + 2)
+
+    def observe(self, key: tuple[str, ...], seconds: float) -> None:
+        row = self.values.get(key)
+        if row is None:
+            row = self.values[key] = [0.0] * (len(self.bounds) + 2)  # buckets, +Inf, sum
+        row[bisect_left(self.bounds, seconds)] += 1  # the first bound >= seconds
+        row[-1] += seconds
+
+    def family(self) -> Metric:
+        f = HistogramMetricFamily(self.name, self.doc, labels=self.labels)
+        for key, row in sorted(self.values.items()):
+            buckets, total = [], 0.0
+            for bound, n in zip((*map(floatToGoString, self.bounds), "+Inf"), row[:-1],
+                                strict=True):
+                total += n
+                buckets.append((bound, total))
+            f.add_metric(list(key), buckets, sum_value=row[-1])
+        return f
+
+
+class _Counted(Collector):
+    def __init__(self, metrics: list[_Counts | _Latency]) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterable[Metric]:
+        for m in self.metrics:
+            yield m.family()
+
+
 @dataclass(eq=False)
 class BotMetrics:
-    """The registry and the counted metrics of one application."""
+    """The registry and the counted metrics of one application.
+
+    What is counted per update (the update, its Bot API requests, its stored writes) is
+    kept in plain dicts and lists (``_Counts``, ``_Latency``) and turned into metric
+    families by a collector at scrape time: ``prometheus_client``'s own ``Counter`` and
+    ``Histogram`` take a lock and update value objects on every count (about ten counts
+    an update; ``docs/performance.md``, round 3's fifth stop, has what each way costs)."""
 
     registry: CollectorRegistry = field(default_factory=lambda: CollectorRegistry(
         auto_describe=True))
     sources: Sources = field(default_factory=Sources)
 
     def __post_init__(self) -> None:
-        r = self.registry
-        self.updates = Counter("thousand_updates", "Updates handled, by kind.", ["kind"],
-                               registry=r)
-        self.presses = Counter("thousand_presses", "Button presses, by kind.", ["kind"],
-                               registry=r)
-        self.update_seconds = Histogram("thousand_update_seconds",
-                                        "Time to handle one update.", registry=r,
-                                        buckets=LATENCY_BUCKETS)
-        self.requests = Counter("thousand_bot_api_requests",
+        self.updates = _Counts("thousand_updates", "Updates handled, by kind.", ("kind",))
+        self.presses = _Counts("thousand_presses", "Button presses, by kind.", ("kind",))
+        self.update_seconds = _Latency("thousand_update_seconds", "Time to handle one update.")
+        self.requests = _Counts("thousand_bot_api_requests",
                                 "Bot API requests, by method and outcome.",
-                                ["method", "outcome"], registry=r)
-        self.request_seconds = Histogram("thousand_bot_api_request_seconds",
-                                         "Bot API request latency, by method.", ["method"],
-                                         registry=r, buckets=LATENCY_BUCKETS)
-        self.flood = Counter("thousand_bot_api_429",
-                             "Bot API answers 429 (flood control), by method.", ["method"],
-                             registry=r)
-        self.retry_after = Counter("thousand_bot_api_retry_after_seconds",
-                                   "Seconds of Retry-After the Bot API asked for.",
-                                   registry=r)
-        self.storage_seconds = Histogram("thousand_storage_write_seconds",
-                                         "Time of a stored write (a move: its commit).",
-                                         ["op"], registry=r, buckets=LATENCY_BUCKETS)
-        self.storage_errors = Counter("thousand_storage_errors",
-                                      "Stored writes that failed.", ["op"], registry=r)
+                                ("method", "outcome"))
+        self.request_seconds = _Latency("thousand_bot_api_request_seconds",
+                                        "Bot API request latency, by method.", ("method",))
+        self.flood = _Counts("thousand_bot_api_429",
+                             "Bot API answers 429 (flood control), by method.", ("method",))
+        self.retry_after = _Counts("thousand_bot_api_retry_after_seconds",
+                                   "Seconds of Retry-After the Bot API asked for.")
+        self.storage_seconds = _Latency("thousand_storage_write_seconds",
+                                        "Time of a stored write (a move: its commit).", ("op",))
+        self.storage_errors = _Counts("thousand_storage_errors", "Stored writes that failed.",
+                                      ("op",))
+        r = self.registry
+        r.register(_Counted([self.updates, self.presses, self.update_seconds, self.requests,
+                             self.request_seconds, self.flood, self.retry_after,
+                             self.storage_seconds, self.storage_errors]))
         r.register(_Live(self.sources))
         ProcessCollector(registry=r)  # process_cpu_seconds_total, memory, open files
-        self._cache: dict[tuple[str, ...], Any] = {}
-
-    def _child(self, metric: Any, *labels: str) -> Any:
-        key = (metric._name, *labels)
-        child = self._cache.get(key)
-        if child is None:
-            child = self._cache[key] = metric.labels(*labels)
-        return child
 
     def update(self, update: object, seconds: float) -> None:
         kind = update_kind(update)
-        self._child(self.updates, kind).inc()
+        self.updates.inc((kind,))
         if kind == "callback_query" and isinstance(update, Update) and update.callback_query:
-            self._child(self.presses, press_kind(update.callback_query.data)).inc()
-        self.update_seconds.observe(seconds)
+            self.presses.inc((press_kind(update.callback_query.data),))
+        self.update_seconds.observe((), seconds)
 
     def request(self, method: str, seconds: float, *, status: int = 0, body: bytes = b"",
                 error: BaseException | None = None) -> None:
         """One Bot API request: its method, how long it took, its answer or its error."""
-        self._child(self.requests, method, _outcome(status, error)).inc()
-        self._child(self.request_seconds, method).observe(seconds)
+        key = (method,)
+        self.requests.inc((method, _outcome(status, error)))
+        self.request_seconds.observe(key, seconds)
         if status == 429:
-            self._child(self.flood, method).inc()
-            self.retry_after.inc(_retry_after(body))
+            self.flood.inc(key)
+            self.retry_after.inc((), _retry_after(body))
 
     def timed(self, op: str, fn: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
         """``fn`` (a storage write), timed and its errors counted."""
-        seconds = self._child(self.storage_seconds, op)
-        errors = self._child(self.storage_errors, op)
+        key = (op,)
+        observe = self.storage_seconds.observe
+        errors = self.storage_errors
+        clock = time.perf_counter
 
         async def timed(*args: Any, **kwargs: Any) -> T:
-            start = time.perf_counter()
+            start = clock()
             try:
                 result = await fn(*args, **kwargs)
             except BaseException:
-                errors.inc()
+                errors.inc(key)
                 raise
-            seconds.observe(time.perf_counter() - start)
+            observe(key, clock() - start)
             return result
 
         return timed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from pathlib import Path
 
 from bot.engine.views import view
@@ -97,3 +98,23 @@ async def test_solo_buttons_are_only_legal_actions(server: FakeTelegramServer, d
             await play(server, app, gid, {0: boris}, policy=first_button, max_moves=1)
         await idle(app)
     server.assert_clean()
+
+
+async def test_sends_and_edits_through_do_api_request_warn_nothing(
+        server: FakeTelegramServer, db: Path) -> None:
+    """The outbox sends and edits by ``Bot.do_api_request`` on purpose (no decoded answer);
+    python-telegram-bot's advice to use its own methods must not reach the operator's log."""
+    anna = server.add_user(1003, "Анна")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")  # what the bot's own filters do not silence shows
+        async with running(server, db) as app:
+            await start_private(server, anna)
+            await server.send_text(anna, anna, "/newgame 3")
+            gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
+            await play(server, app, gid, {0: anna}, policy=smart, seed=2, max_moves=4)
+            await idle(app)
+            sends = [r for r in server.requests if r.method == "sendMessage"]
+            edits = [r for r in server.requests if r.method == "editMessageText"]
+            assert sends and edits  # both paths ran
+    ptb = [str(w.message) for w in seen if "Please use 'Bot." in str(w.message)]
+    assert ptb == []

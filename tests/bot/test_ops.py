@@ -297,3 +297,46 @@ def test_a_bot_process_is_frozen_when_ready(tmp_path: Path) -> None:
                          timeout=120, cwd=Path(__file__).resolve().parents[2], check=True)
     before, after = map(int, out.stdout.split())
     assert before == 0 and after > 50_000  # the modules, classes and catalogs of start-up
+
+
+def test_the_plain_tallies_expose_what_prometheus_clients_own_metrics_would() -> None:
+    """``BotMetrics`` counts in plain dicts (cheaper per update) and exposes them at scrape
+    time; the samples must equal those of prometheus_client's Counter and Histogram fed
+    the same observations (bucket edges included: a value equal to a bound is in it)."""
+    import random
+
+    from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from bot.ops.metrics import LATENCY_BUCKETS, BotMetrics
+
+    ours = BotMetrics()
+    ref = CollectorRegistry()
+    requests = Counter("thousand_bot_api_requests", "x", ["method", "outcome"], registry=ref)
+    seconds = Histogram("thousand_bot_api_request_seconds", "x", ["method"], registry=ref,
+                        buckets=LATENCY_BUCKETS)
+    flood = Counter("thousand_bot_api_429", "x", ["method"], registry=ref)
+    waited = Counter("thousand_bot_api_retry_after_seconds", "x", registry=ref)
+    rng = random.Random(3)
+    for _ in range(500):
+        method = rng.choice(["sendMessage", "editMessageText", "answerCallbackQuery"])
+        status = rng.choice([200, 200, 400, 429, 502])
+        took = rng.choice([*LATENCY_BUCKETS, rng.random() * 40, 0.0])
+        ours.request(method, took, status=status, body=b'{"parameters":{"retry_after":3}}')
+        outcome = {200: "ok", 400: "bad_request", 429: "retry_after", 502: "server_error"}
+        requests.labels(method, outcome[status]).inc()
+        seconds.labels(method).observe(took)
+        if status == 429:
+            flood.labels(method).inc()
+            waited.inc(3)
+
+    def samples(registry: CollectorRegistry) -> dict[tuple[str, frozenset[tuple[str, str]]],
+                                                      float]:
+        page = generate_latest(registry).decode()
+        return {(s.name, frozenset(s.labels.items())): round(s.value, 9)
+                for f in text_string_to_metric_families(page) for s in f.samples
+                if f.name.startswith("thousand_bot_api") and not s.name.endswith("_created")}
+
+    mine = samples(ours.registry)
+    assert mine == samples(ref)
+    assert len(mine) == 3 * (len(LATENCY_BUCKETS) + 3) + 3 * 4 + 3 + 1  # every series

@@ -348,9 +348,11 @@ class Outbox:
         self.shared: Shared | None = None  # several processes (see the module's text)
         self.budget_waits = 0  # times a group waited for its budget, and how long (metrics)
         self.budget_wait_seconds = 0.0
-        # ``_edit`` calls do_api_request("editMessageText") on purpose; PTB advises
-        # Bot.edit_message_text instead, whose decoding of the answer is what it avoids
-        warnings.filterwarnings("ignore", message=r"Please use 'Bot\.editMessageText'",
+        # ``_edit`` and ``_send`` call do_api_request("editMessageText"/"sendMessage") on
+        # purpose; PTB advises Bot.edit_message_text/send_message instead, whose decoding of
+        # the answer is what they avoid
+        warnings.filterwarnings("ignore",
+                                message=r"Please use 'Bot\.(editMessageText|sendMessage)'",
                                 category=PTBUserWarning, module=r"bot\.tg\.io\.outbox")
 
     # ------------------------------------------------------------------ putting
