@@ -153,30 +153,30 @@ class _Counts:
 class _Latency:
     """A labelled histogram kept as plain lists (one count per bucket, and the sum)."""
 
-    __slots__ = ("bounds", "doc", "labels", "name", "values")
+    __slots__ = ("bounds", "doc", "edges", "labels", "name", "values")
 
     def __init__(self, name: str, doc: str, labels: tuple[str, ...] = (),
                  bounds: tuple[float, ...] = LATENCY_BUCKETS) -> None:
         self.name, self.doc, self.labels, self.bounds = name, doc, labels, bounds
+        self.edges = (*map(floatToGoString, bounds), "+Inf")  # the buckets' "le" labels
         self.values: dict[tuple[str, ...], list[float]] = {}
         if not labels:  # shown from the start, as 0
-            self.values[()] = [0.0] * (len(bounds) + 2)
+            self.observe((), 0.0, count=0)
 
-    def observe(self, key: tuple[str, ...], seconds: float) -> None:
+    def observe(self, key: tuple[str, ...], seconds: float, count: int = 1) -> None:
         row = self.values.get(key)
-        if row is None:
-            row = self.values[key] = [0.0] * (len(self.bounds) + 2)  # buckets, +Inf, sum
-        row[bisect_left(self.bounds, seconds)] += 1  # the first bound >= seconds
+        if row is None:  # a count per bucket (+Inf last), then the sum
+            row = self.values[key] = [0.0] * (len(self.edges) + 1)
+        row[bisect_left(self.bounds, seconds)] += count  # the first bound >= seconds
         row[-1] += seconds
 
     def family(self) -> Metric:
         f = HistogramMetricFamily(self.name, self.doc, labels=self.labels)
         for key, row in sorted(self.values.items()):
             buckets, total = [], 0.0
-            for bound, n in zip((*map(floatToGoString, self.bounds), "+Inf"), row[:-1],
-                                strict=True):
+            for edge, n in zip(self.edges, row[:-1], strict=True):
                 total += n
-                buckets.append((bound, total))
+                buckets.append((edge, total))
             f.add_metric(list(key), buckets, sum_value=row[-1])
         return f
 

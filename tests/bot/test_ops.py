@@ -317,13 +317,13 @@ def test_the_plain_tallies_expose_what_prometheus_clients_own_metrics_would() ->
                         buckets=LATENCY_BUCKETS)
     flood = Counter("thousand_bot_api_429", "x", ["method"], registry=ref)
     waited = Counter("thousand_bot_api_retry_after_seconds", "x", registry=ref)
+    outcome = {200: "ok", 400: "bad_request", 429: "retry_after", 502: "server_error"}
     rng = random.Random(3)
     for _ in range(500):
         method = rng.choice(["sendMessage", "editMessageText", "answerCallbackQuery"])
         status = rng.choice([200, 200, 400, 429, 502])
         took = rng.choice([*LATENCY_BUCKETS, rng.random() * 40, 0.0])
         ours.request(method, took, status=status, body=b'{"parameters":{"retry_after":3}}')
-        outcome = {200: "ok", 400: "bad_request", 429: "retry_after", 502: "server_error"}
         requests.labels(method, outcome[status]).inc()
         seconds.labels(method).observe(took)
         if status == 429:
