@@ -31,11 +31,13 @@ import gc
 import logging
 import multiprocessing
 import multiprocessing.connection
+import os
 import pstats
 import random
 import resource
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -263,6 +265,7 @@ class Phase:
     cpu: float  # the whole process (every thread: the event loop's, aiosqlite's, ...)
     main_cpu: float  # the main thread only (the event loop)
     gc: GcPauses = field(default_factory=GcPauses)
+    threads: str = ""  # CPU per update of each thread (_threads_line)
 
     @property
     def updates(self) -> int:
@@ -283,6 +286,38 @@ class Phase:
 
 
 AppFactory = Callable[[str, str, M.Metrics, Path], Any]
+
+
+def _thread_times() -> dict[int, tuple[float, float]]:
+    """Each live thread of this process: (user, system) CPU seconds, from Linux's
+    /proc/self/task (empty elsewhere)."""
+    tick = 100.0
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        tick = float(os.sysconf("SC_CLK_TCK"))
+    out: dict[int, tuple[float, float]] = {}
+    with contextlib.suppress(OSError):
+        for tid in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat = Path(f"/proc/self/task/{tid}/stat").read_text()
+                fields = stat[stat.rindex(")") + 2:].split()
+                out[int(tid)] = (int(fields[11]) / tick, int(fields[12]) / tick)
+    return out
+
+
+def _threads_line(before: dict[int, tuple[float, float]], updates: int) -> str:
+    """CPU per update of each thread since ``before``, by its Python name, user + system."""
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    main = threading.main_thread().native_id
+    parts = []
+    for tid, (user, system) in sorted(_thread_times().items()):
+        u0, s0 = before.get(tid, (0.0, 0.0))
+        du, ds = user - u0, system - s0
+        if du + ds <= 0:
+            continue
+        name = "main" if tid == main else names.get(tid, f"thread {tid}")
+        parts.append(f"{name} {(du + ds) / updates * 1000:.2f} ms "
+                     f"(user {du / updates * 1000:.2f}, system {ds / updates * 1000:.2f})")
+    return "; ".join(parts) or "not available"
 
 
 OPEN_USERS = 5_000_000  # the people of the idle open games (--open): their user ids
@@ -479,6 +514,7 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
         await app.start()
         started = time.perf_counter()
         cpu0, main0 = time.process_time(), time.thread_time()
+        threads0 = _thread_times()
         pauses = GcPauses().start()
         if profiler is not None:
             profiler.enable()
@@ -502,6 +538,7 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
             pauses.stop()
             elapsed = time.perf_counter() - started
             cpu, main_cpu = time.process_time() - cpu0, time.thread_time() - main0
+            threads = _threads_line(threads0, max(1, metrics.updates))
             service = getattr(app, "service", None)
             if service is not None and isinstance(result, dict):
                 result["sessions"] = len(service.sessions)
@@ -514,7 +551,7 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
     proc.join(10)
     if "error" in result:
         return f"the simulated people failed: {result['error']}"
-    return Phase(name, result, metrics, elapsed, cpu, main_cpu, pauses)
+    return Phase(name, result, metrics, elapsed, cpu, main_cpu, pauses, threads)
 
 
 def _print_phase(p: Phase, settled_after: float) -> None:
@@ -544,6 +581,7 @@ def _print_phase(p: Phase, settled_after: float) -> None:
           f"= {p.cpu_per_update * 1000:.2f} ms per update (main thread "
           f"{p.main_cpu / p.updates * 1000:.2f} ms, other threads "
           f"{(p.cpu - p.main_cpu) / p.updates * 1000:.2f} ms)")
+    print(f"  by thread (clock ticks of /proc/self/task): {p.threads}")
     print(f"  garbage collections meanwhile: {p.gc.line()}")
     print(f"  (the fake server and the simulated people used {result['cpu']:.1f} s of CPU in "
           f"their own process: their view includes its delays)")

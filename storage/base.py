@@ -177,6 +177,19 @@ class Backend(Protocol):
         human: bool = False,
     ) -> int: ...
 
+    async def append_actions(
+        self,
+        game_id: int,
+        expected_version: int,
+        actions: Sequence[str],
+        snapshot: str,
+        *,
+        deadline: float | None,
+        sheet_rows: Iterable[tuple[int, str]] = (),
+        outcome: Outcome | None = None,
+        human: bool = False,
+    ) -> int: ...
+
     async def actions(self, game_id: int, *, after: int = 0) -> list[str]: ...
 
     async def set_message_ids(self, game_id: int, message_ids: str) -> None: ...

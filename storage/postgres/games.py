@@ -6,8 +6,8 @@ lobby codes unique across processes."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from typing import Final
+from collections.abc import Iterable, Sequence
+from typing import Final, NoReturn
 
 import asyncpg
 
@@ -201,9 +201,31 @@ class Games:
         human: bool = False,
     ) -> int:
         """One statement (one round trip, its own transaction): see ``_APPEND_SQL``."""
+        return await self.append_actions(
+            game_id, expected_version, (action,), snapshot, deadline=deadline,
+            sheet_rows=sheet_rows, outcome=outcome, human=human)
+
+    async def append_actions(
+        self,
+        game_id: int,
+        expected_version: int,
+        actions: Sequence[str],
+        snapshot: str,
+        *,
+        deadline: float | None,
+        sheet_rows: Iterable[tuple[int, str]] = (),
+        outcome: Outcome | None = None,
+        human: bool = False,
+    ) -> int:
+        """Moves that follow each other in ONE transaction (see the SQLite backend): one
+        ``_APPEND_SQL`` per action, the sheet rows and the outcome with the last; a single
+        action is the statement alone, its own transaction."""
         check_int64("game_id", game_id)
         check_int64("expected_version", expected_version)
-        check_json("action", action)
+        if not actions:
+            raise ValueError("append_actions: no actions")
+        for action in actions:
+            check_json("action", action)
         check_json("snapshot", snapshot)
         check_time("deadline", deadline)
         sheet: dict[int, str] = {}
@@ -211,23 +233,39 @@ class Games:
             sheet[check_int64("deal_no", deal_no)] = check_json("sheet data", data)
         if outcome is not None:
             check_outcome(outcome)
-        now = self._pg.now()
         finish = outcome is not None
-        row = await self._pg.fetchrow(
-            _APPEND_SQL,
-            game_id, expected_version, action, snapshot, deadline, now, bool(human),
-            list(sheet), list(sheet.values()), finish,
-            ("stopped" if outcome.stopped else "finished") if outcome else None,
-            outcome.winner_seat if outcome else None,
-            outcome.totals if outcome else None,
-            bool(outcome.stopped) if outcome else None,
-        )
-        if row is not None and row["new_version"] is not None:
-            return int(row["new_version"])
+
+        def args(i: int, action: str, now: float) -> tuple[object, ...]:
+            last = i == len(actions) - 1
+            return (
+                game_id, expected_version + i, action, snapshot, deadline, now, bool(human),
+                list(sheet) if last else [], list(sheet.values()) if last else [],
+                finish and last,
+                ("stopped" if outcome.stopped else "finished") if outcome else None,
+                outcome.winner_seat if outcome else None,
+                outcome.totals if outcome else None,
+                bool(outcome.stopped) if outcome else None,
+            )
+
+        if len(actions) == 1:
+            row = await self._pg.fetchrow(_APPEND_SQL, *args(0, actions[0], self._pg.now()))
+            if row is not None and row["new_version"] is not None:
+                return int(row["new_version"])
+            await self._refused(row, game_id, expected_version)
+        async with self._pg.tx() as (conn, now):
+            for i, action in enumerate(actions):
+                row = await conn.fetchrow(_APPEND_SQL, *args(i, action, now))
+                if row is None or row["new_version"] is None:
+                    await self._refused(row, game_id, expected_version + i)
+        return expected_version + len(actions)
+
+    async def _refused(self, row: asyncpg.Record | None, game_id: int,
+                       expected: int) -> NoReturn:
+        """Raise why ``_APPEND_SQL`` at version ``expected`` changed nothing."""
         if row is None:
             raise NotFound(f"game {game_id}")
         status, version = str(row["status"]), int(row["version"])
-        if status == "playing" and version == expected_version:
+        if status == "playing" and version == expected:
             # Another transaction moved the game while this one waited for the row: the
             # statement's snapshot is older than what the UPDATE saw; read it again.
             game = await self.get_game(game_id)
@@ -236,7 +274,7 @@ class Games:
             status, version = game.status, game.version
         if status != "playing":
             raise StatusConflict(game_id, status, ("playing",))
-        raise VersionConflict(game_id, expected_version, version)
+        raise VersionConflict(game_id, expected, version)
 
     async def actions(self, game_id: int, *, after: int = 0) -> list[str]:
         check_int64("game_id", game_id)

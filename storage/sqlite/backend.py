@@ -233,6 +233,23 @@ class Storage:
             outcome=outcome, human=human,
         )
 
+    async def append_actions(
+        self,
+        game_id: int,
+        expected_version: int,
+        actions: Sequence[str],
+        snapshot: str,
+        *,
+        deadline: float | None,
+        sheet_rows: Iterable[tuple[int, str]] = (),
+        outcome: Outcome | None = None,
+        human: bool = False,
+    ) -> int:
+        return await self._moves.append_actions(
+            game_id, expected_version, actions, snapshot, deadline=deadline,
+            sheet_rows=sheet_rows, outcome=outcome, human=human,
+        )
+
     async def actions(self, game_id: int, *, after: int = 0) -> list[str]:
         return await self._games.actions(game_id, after=after)
 

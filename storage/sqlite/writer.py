@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -23,7 +23,8 @@ __all__ = ["MoveWriter"]
 class _Move:
     """A move waiting for ``MoveWriter._flush``: ``_append``'s arguments after ``now``."""
 
-    args: tuple[int, int, str, str, float | None, list[tuple[int, str]], Outcome | None, bool]
+    args: tuple[int, int, tuple[str, ...], str, float | None, list[tuple[int, str]],
+                Outcome | None, bool]
     future: asyncio.Future[int]
     now: float = 0.0
     abandoned: bool = False  # the caller was cancelled (set on the loop, read on the thread)
@@ -62,7 +63,30 @@ class MoveWriter:
         ``outcome``, finishes the game as ``finish_game`` does.  When it returns, all of it
         is committed; when it raises, nothing was written.
         """
-        check_json("action", action)
+        return await self.append_actions(
+            game_id, expected_version, (action,), snapshot, deadline=deadline,
+            sheet_rows=sheet_rows, outcome=outcome, human=human)
+
+    async def append_actions(
+        self,
+        game_id: int,
+        expected_version: int,
+        actions: Sequence[str],
+        snapshot: str,
+        *,
+        deadline: float | None,
+        sheet_rows: Iterable[tuple[int, str]] = (),
+        outcome: Outcome | None = None,
+        human: bool = False,
+    ) -> int:
+        """Moves that follow each other, in ONE transaction: as ``append_action`` for each
+        of ``actions`` in turn (seqs ``expected_version + 1`` on), with the snapshot, the
+        deadline, the sheet rows and the outcome of the last.  Returns the new version
+        (``expected_version + len(actions)``); all of it is written or nothing."""
+        if not actions:
+            raise ValueError("append_actions: no actions")
+        for action in actions:
+            check_json("action", action)
         check_json("snapshot", snapshot)
         check_time("deadline", deadline)
         rows = [
@@ -75,7 +99,7 @@ class MoveWriter:
         self._db.check_open()
         loop = asyncio.get_running_loop()
         move = _Move(
-            (game_id, expected_version, action, snapshot, deadline, rows, outcome, human),
+            (game_id, expected_version, tuple(actions), snapshot, deadline, rows, outcome, human),
             loop.create_future(),
         )
         self._moves.append(move)
@@ -233,38 +257,41 @@ def _append(
     now: float,
     game_id: int,
     expected: int,
-    action: str,
+    actions: tuple[str, ...],
     snapshot: str,
     deadline: float | None,
     rows: list[tuple[int, str]],
     outcome: Outcome | None,
     human: bool,
 ) -> int:
-    """``append_action``'s statements: the action, the version-checked game update, the
-    sheet rows, the result.  The action goes first because the log's trigger wants its seq
-    to be the stored version + 1 (it refuses a stale version already); the update's
-    ``version = ? AND status = 'playing'`` decides the rest.  Only a refused move reads
-    the game, to raise the right conflict."""
-    version = expected + 1
-    try:
-        conn.execute(_APPEND_SQL, (game_id, version, action, now))
-    except sqlite3.IntegrityError:
-        _refused(conn, game_id, expected)
-        raise
-    if outcome is None:
-        changed = conn.execute(
-            _MOVE_SQL,
-            (version, snapshot, deadline, now, int(human), now, game_id, expected),
-        ).rowcount
-    else:
-        changed = conn.execute(
-            _LAST_MOVE_SQL,
-            (version, snapshot, now, int(human), now,
-             "stopped" if outcome.stopped else "finished", game_id, expected),
-        ).rowcount
-    if changed != 1:
-        _refused(conn, game_id, expected)
-        raise StorageFailure(f"game {game_id}: the move at version {expected} was not stored")
+    """``append_actions``'s statements: each action and its version-checked game update
+    (one version each), then the sheet rows and the result.  The action goes first because
+    the log's trigger wants its seq to be the stored version + 1 (it refuses a stale
+    version already); the update's ``version = ? AND status = 'playing'`` decides the
+    rest.  Only a refused move reads the game, to raise the right conflict."""
+    last = expected + len(actions)
+    for version, action in enumerate(actions, expected + 1):
+        try:
+            conn.execute(_APPEND_SQL, (game_id, version, action, now))
+        except sqlite3.IntegrityError:
+            _refused(conn, game_id, version - 1)
+            raise
+        if outcome is None or version < last:
+            changed = conn.execute(
+                _MOVE_SQL,
+                (version, snapshot, deadline, now, int(human), now, game_id, version - 1),
+            ).rowcount
+        else:
+            changed = conn.execute(
+                _LAST_MOVE_SQL,
+                (version, snapshot, now, int(human), now,
+                 "stopped" if outcome.stopped else "finished", game_id, version - 1),
+            ).rowcount
+        if changed != 1:
+            _refused(conn, game_id, version - 1)
+            raise StorageFailure(
+                f"game {game_id}: the move at version {version - 1} was not stored")
+    version = last
     if rows:
         conn.executemany(
             _SHEET_SQL, [(game_id, deal_no, data, now, version) for deal_no, data in rows]

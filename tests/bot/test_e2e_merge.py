@@ -7,6 +7,7 @@ import asyncio
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bot.engine.game import forced_action
 from bot.engine.state import Action, GameState
@@ -123,4 +124,67 @@ async def test_replies_to_a_press_are_not_paced(
             assert loop_time() - started < 5.0
             if s.status != "playing":
                 break
+    server.assert_clean()
+
+
+async def test_a_press_is_stored_alone_and_its_replies_in_one_transaction(
+        server: FakeTelegramServer, db: Path) -> None:
+    """The person's move is stored (and answered) first; the computers' replies that follow
+    at once, shown in the same edit, are stored together: one ``append_actions`` call,
+    one transaction, instead of one each.  The stored game is the live one after each."""
+    anna = server.add_user(1203, "Анна")
+    async with running(server, db, computer_move_delay=1.0) as app:
+        await start_private(server, anna)
+        await server.send_text(anna, anna, "/newgame 3 full")
+        gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
+        s = session(app, gid)
+        assert s is not None
+        store = service(app).storage
+        calls: list[tuple[int, bool]] = []  # (actions stored, human) of each call
+        one, many = store.append_action, store.append_actions
+
+        async def append_action(*args: Any, **kwargs: Any) -> int:
+            calls.append((1, bool(kwargs.get("human"))))
+            return await one(*args, **kwargs)
+
+        async def append_actions(game_id: int, version: int, actions: list[str],
+                                 *args: Any, **kwargs: Any) -> int:
+            calls.append((len(actions), bool(kwargs.get("human"))))
+            return await many(game_id, version, actions, *args, **kwargs)
+
+        setattr(store, "append_action", append_action)  # noqa: B010
+        setattr(store, "append_actions", append_actions)  # noqa: B010
+        rng = random.Random(7)
+        together = 0
+        for _ in range(16):
+            st = await server.wait_for(
+                lambda: s.state if s.state is not None and s.state.to_act == 0
+                and not (s.forced and forced_action(s.state) is not None) else None,
+                10, what="Anna's turn")
+            await idle(app)
+            calls.clear()
+            action = smart(view(st, 0), rng)
+            found = await server.wait_for(_button(server, anna, gid, st, action),
+                                          what="her button")
+            msg, button = found
+            assert button.callback_data is not None
+            await server.press(anna, anna, msg.message_id, button.callback_data)
+            await server.wait_for(_her_turn_shown(server, anna, s, st), 10,
+                                  what="the replies")
+            await idle(app)
+            made = list(calls)
+            assert made[0] == (1, True), made  # her move, alone
+            after = s.state
+            assert after is not None
+            assert sum(n for n, _ in made) == after.version - st.version
+            stored = await store.get_game(gid)
+            assert stored is not None and stored.version == after.version
+            if s.status != "playing":
+                break
+            replies = made[1:]
+            assert all(not human for _, human in replies), made
+            assert len(replies) <= 2, made  # (more than REPLIES_MAX moves: a second one)
+            if len(replies) == 1 and replies[0][0] >= 2:
+                together += 1
+        assert together >= 5
     server.assert_clean()

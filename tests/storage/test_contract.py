@@ -453,6 +453,88 @@ async def test_concurrent_appends_accept_exactly_one(store: Storage) -> None:
     assert (await must_get(store, game_id)).version == 1
 
 
+async def test_append_actions_stores_moves_that_follow_each_other(store: Storage) -> None:
+    game_id = await new_game(store, start=True)
+    await store.append_action(game_id, 0, act(1), snap(1), deadline=10.0, human=True)
+    moved = (await must_get(store, game_id)).human_moved
+    v = await store.append_actions(
+        game_id, 1, [act(2), act(3), act(4)], snap(4), deadline=20.0,
+        sheet_rows=[(1, '{"d": 1}')],
+    )
+    assert v == 4
+    game = await must_get(store, game_id)
+    assert (game.status, game.version, game.snapshot, game.deadline) == (
+        "playing", 4, snap(4), 20.0)
+    assert game.human_moved == moved  # computer moves leave the person's clock
+    assert await store.actions(game_id) == [act(1), act(2), act(3), act(4)]
+    assert await store.actions(game_id, after=2) == [act(3), act(4)]
+    assert [(r.deal_no, r.data) for r in await store.score_sheet(game_id)] == [(1, '{"d": 1}')]
+    # one action is append_action
+    assert await store.append_actions(game_id, 4, [act(5)], snap(5), deadline=None) == 5
+    assert await store.append_action(game_id, 5, act(6), snap(6), deadline=None) == 6
+
+
+async def test_append_actions_can_end_the_game(store: Storage) -> None:
+    game_id = await new_game(store, start=True)
+    v = await store.append_actions(
+        game_id, 0, [act(1), act(2)], snap(2), deadline=5.0,
+        sheet_rows=[(1, '{"last": 1}')], outcome=Outcome(winner_seat=1, totals="[400, 1000]"),
+    )
+    assert v == 2
+    game = await must_get(store, game_id)
+    assert (game.status, game.version, game.deadline) == ("finished", 2, None)
+    assert await store.actions(game_id) == [act(1), act(2)]
+    result = await store.get_result(game_id)
+    assert result is not None and (result.winner_seat, result.totals) == (1, "[400, 1000]")
+    assert await store.active_game(CHAT) is None
+
+
+async def test_refused_append_actions_writes_nothing(store: Storage) -> None:
+    game_id = await new_game(store, start=True)
+    await play(store, game_id, 2)
+    before = await must_get(store, game_id)
+    for stale in (0, 1, 3):
+        with pytest.raises(VersionConflict) as conflict:
+            await store.append_actions(
+                game_id, stale, [act(98), act(99)], snap(99), deadline=None,
+                sheet_rows=[(1, '{"bad": 1}')], outcome=Outcome(winner_seat=0, totals="[]"))
+        assert (conflict.value.expected, conflict.value.actual) == (stale, 2)
+    with pytest.raises(ValueError):  # the second action is not JSON
+        await store.append_actions(game_id, 2, [act(3), "not json"], snap(4), deadline=None)
+    with pytest.raises(ValueError):
+        await store.append_actions(game_id, 2, [], snap(4), deadline=None)
+    assert await must_get(store, game_id) == before
+    assert await store.actions(game_id) == [act(1), act(2)]
+    assert await store.score_sheet(game_id) == []
+    assert await store.get_result(game_id) is None
+    lobby = await new_game(store, OTHER_CHAT)
+    with pytest.raises(StatusConflict):
+        await store.append_actions(lobby, 0, [act(1), act(2)], snap(2), deadline=None)
+    with pytest.raises(NotFound):
+        await store.append_actions(12345, 0, [act(1), act(2)], snap(2), deadline=None)
+    assert await store.actions(lobby) == []
+
+
+async def test_concurrent_append_actions_accept_one_whole(store: Storage) -> None:
+    game_id = await new_game(store, start=True)
+    chains = [[act(10 * i + 1), act(10 * i + 2)] for i in range(6)]
+    results = await asyncio.gather(
+        *(store.append_actions(game_id, 0, chain, snap(i), deadline=None)
+          for i, chain in enumerate(chains)),
+        store.append_action(game_id, 0, act(99), snap(99), deadline=None),
+        return_exceptions=True,
+    )
+    won = [i for i, r in enumerate(results) if not isinstance(r, BaseException)]
+    assert len(won) == 1
+    assert sum(isinstance(r, VersionConflict) for r in results) == len(results) - 1
+    actions = await store.actions(game_id)
+    if won[0] < len(chains):  # a chain won: both its moves and nothing else
+        assert (results[won[0]], actions) == (2, chains[won[0]])
+    else:
+        assert (results[won[0]], actions) == (1, [act(99)])
+    assert (await must_get(store, game_id)).version == len(actions)
+
+
 async def test_cancelled_write_is_all_or_nothing(store: Storage) -> None:
     game_id = await new_game(store, start=True)
     # Cancel after growing delays, so that some cancellations land before the

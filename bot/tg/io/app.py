@@ -238,8 +238,8 @@ class ThousandApplication(MeasuredApplication):
             await request.shutdown()
 
 
-STORAGE_WRITES = ("append_action", "create_game", "update_lobby", "start_game", "finish_game",
-                  "set_message_ids", "set_deadline")
+STORAGE_WRITES = ("append_action", "append_actions", "create_game", "update_lobby",
+                  "start_game", "finish_game", "set_message_ids", "set_deadline")
 
 
 class _Observed(BaseRequest):

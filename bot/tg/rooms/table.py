@@ -6,7 +6,9 @@
     turn timer.
 
 Computer moves (``_drive``) and moves for absent people (``_time_out``) take the same path
-through ``_machine_move``; a storage error there is retried with backoff.
+through ``_machine_move``; a storage error there is retried with backoff.  The replies that
+follow a press at once (shown in its edit) go in one transaction (``_replies``,
+``storage.append_actions``).
 
 The table owns a playing game's state and its messages; it calls no other room.  Its two
 upward needs are the narrow callbacks of ``TableHooks``, set by ``service.py`` once the
@@ -79,6 +81,8 @@ from storage import (
 )
 
 log = logging.getLogger(__name__)
+
+REPLIES_MAX = 12  # moves stored in one transaction by _replies (a press's replies)
 
 
 async def _no_reload(s: Session) -> None:
@@ -182,9 +186,19 @@ class TableRoom:
 
     async def _commit(self, s: Session, seat: int, action: Action, by: str) -> None:
         """Apply and store one move (the caller holds ``s.lock``); raises IllegalAction."""
+        await self._commit_all(s, [(seat, action, by)])
+
+    async def _commit_all(self, s: Session, moves: list[tuple[int, Action, str]]) -> None:
+        """Apply and store moves that follow each other, in ONE transaction (the caller
+        holds ``s.lock``; raises IllegalAction, and nothing is stored).  Several only for the
+        computers' replies shown with a press (``_replies``): a person's press is stored
+        alone, before it is answered."""
         before = s.state
         assert before is not None
-        after = apply(before, action, seat)
+        states = [before]
+        for seat, action, _ in moves:
+            states.append(apply(states[-1], action, seat))
+        after = states[-1]
         if s.ids_urgent:  # a message sent for the last move: its id is stored first, so a
             await self.ids.write(s)  # restart after this move never sends it again
         rows = [(r.number, json.dumps(sheet_row(r)))
@@ -193,18 +207,32 @@ class TableRoom:
         if after.phase == Phase.GAME_OVER:
             outcome = Outcome(winner_seat=after.winner if after.winner >= 0 else None,
                               totals=json.dumps(list(after.totals)))
-        text = str(action)
-        await self.storage.append_action(
-            s.game_id, s.store_version, move_record(seat, text, by), snapshot(after),
-            deadline=self.deadline(s, after), sheet_rows=rows, outcome=outcome,
-            human=by == BY_HUMAN)
-        s.store_version += 1
+        texts = [str(action) for _, action, _ in moves]
+        records = [move_record(seat, text, by)
+                   for (seat, _, by), text in zip(moves, texts, strict=True)]
+        human = moves[-1][2] == BY_HUMAN
+        if len(moves) == 1:
+            await self.storage.append_action(
+                s.game_id, s.store_version, records[0], snapshot(after),
+                deadline=self.deadline(s, after), sheet_rows=rows, outcome=outcome,
+                human=human)
+        else:
+            await self.storage.append_actions(
+                s.game_id, s.store_version, records, snapshot(after),
+                deadline=self.deadline(s, after), sheet_rows=rows, outcome=outcome,
+                human=human)
+        s.store_version += len(moves)
         s.state = after
         if self.coord.shared:  # what follows this move runs here (coord.py)
             await self.coord.took(s.game_id)
-        evs = move_events(before, after, seat, text, by)
-        if evs:
-            s.events.setdefault(deal_number(before), []).extend(evs)
+        for i, ((seat, _, by), text) in enumerate(zip(moves, texts, strict=True)):
+            evs = move_events(states[i], states[i + 1], seat, text, by)
+            if evs:
+                s.events.setdefault(deal_number(states[i]), []).extend(evs)
+        seat, _, by = moves[-1]
+        for earlier, _, _ in moves[:-1]:  # (computer or forced moves: no timeouts)
+            if not (s.seats[earlier].auto and s.seats[earlier].why in (AWAY, KEEPER)):
+                self.forget_reminder(s, earlier)
         going_away = (by == BY_TIMEOUT and not s.seats[seat].auto
                       and s.timeouts.get(seat, 0) + 1 >= AWAY_AFTER)
         if going_away:  # the reminder becomes the one private line about the autopilot
@@ -459,18 +487,20 @@ class TableRoom:
     def _move_seed(self, s: Session, st: GameState, seat: int) -> int:
         return (s.seed * 1000003 + st.version * 31 + seat) & 0x7FFFFFFF
 
-    async def _machine_move(self, s: Session, st: GameState, seat: int, action: Action,
-                            by: str, backoff: Backoff) -> bool:
-        """Store a move the computer chose at ``st``; False if it must be tried again later
-        (the database did not answer).  Stale states are skipped (True)."""
+    async def _machine_move(self, s: Session, st: GameState,
+                            moves: list[tuple[int, Action, str]], backoff: Backoff) -> bool:
+        """Store moves the computer chose (or forced ones) from ``st``, in one transaction;
+        False if they must be tried again later (the database did not answer).  Stale
+        states are skipped (True)."""
         async with s.lock:
             if s.state is not st or s.status != "playing" or not self.coord.owns(s.game_id) \
                     or s.paused:
                 return True  # (another process runs this game now: coord.py; or paused)
-            if by in (BY_COMPUTER, BY_AUTO) and not s.seats[seat].played_by_computer:
-                return True  # a person took the seat meanwhile (keepers.py)
+            for seat, _, by in moves:
+                if by in (BY_COMPUTER, BY_AUTO) and not s.seats[seat].played_by_computer:
+                    return True  # a person took the seat meanwhile (keepers.py)
             try:
-                await self._commit(s, seat, action, by)
+                await self._commit_all(s, moves)
             except (VersionConflict, StatusConflict):
                 await self.hooks.reload(s)
                 return True
@@ -480,9 +510,43 @@ class TableRoom:
         backoff.ok()
         return True
 
+    async def _replies(self, s: Session, st: GameState,
+                       first: tuple[int, Action, str]) -> list[tuple[int, Action, str]]:
+        """``first`` and the moves made at once after it within a press's merge window (a
+        computer seat's, a forced one), up to the next person's turn: they are shown
+        together in one edit, so they are stored together too (one transaction, one
+        COMMIT instead of one each).  Thinking for them stores nothing; a state that
+        changes meanwhile makes the whole list stale (``_machine_move``)."""
+        moves = [first]
+        cur = st
+        while len(moves) < REPLIES_MAX:
+            seat, action, _ = moves[-1]
+            try:
+                cur = apply(cur, action, seat)
+            except IllegalAction:
+                return moves[:-1] or moves  # (_commit_all raises for a lone illegal move)
+            if cur.phase == Phase.GAME_OVER or not self._replies_follow(s, cur):
+                break
+            nxt = cur.to_act
+            who = s.seats[nxt]
+            if who.played_by_computer:
+                level = who.level if who.computer else self.config.computer_level
+                reply = await self.thinker.choose(view(cur, nxt), level,
+                                                  self._move_seed(s, cur, nxt))
+                by = BY_COMPUTER if who.computer else BY_AUTO
+            else:
+                forced = self._forced_action(s, cur, nxt)
+                if forced is None:
+                    break
+                reply, by = forced, BY_FORCED
+            if s.state is not st:
+                break
+            moves.append((nxt, reply, by))
+        return moves
+
     async def _drive(self, s: Session) -> None:
         backoff = Backoff(s.game_id, "a computer move")
-        chosen: tuple[GameState, Action] | None = None
+        chosen: tuple[GameState, list[tuple[int, Action, str]]] | None = None
         while not self.tasks.closing:
             st = s.state
             if st is None or s.status != "playing" or st.to_act < 0 or s.paused:
@@ -494,20 +558,19 @@ class TableRoom:
             forced = None if who.played_by_computer else self._forced_action(s, st, seat)
             if not who.played_by_computer and forced is None:
                 return
-            if forced is not None:  # a person's only move: at once, no thinking
-                if not await self._machine_move(s, st, seat, forced, BY_FORCED, backoff):
-                    await backoff.wait()
-                continue
             if chosen is None or chosen[0] is not st:
-                # replies to a press come at once (shown with it); others are paced
-                if self.config.move_delay and self.config.clock() >= s.merge_until:
-                    await asyncio.sleep(self.config.move_delay)
-                level = who.level if who.computer else self.config.computer_level
-                action = await self.thinker.choose(view(st, seat), level,
-                                                   self._move_seed(s, st, seat))
-                chosen = (st, action)
-            by = BY_COMPUTER if who.computer else BY_AUTO
-            if not await self._machine_move(s, st, seat, chosen[1], by, backoff):
+                if forced is not None:  # a person's only move: at once, no thinking
+                    first = (seat, forced, BY_FORCED)
+                else:
+                    # replies to a press come at once (shown with it); others are paced
+                    if self.config.move_delay and self.config.clock() >= s.merge_until:
+                        await asyncio.sleep(self.config.move_delay)
+                    level = who.level if who.computer else self.config.computer_level
+                    action = await self.thinker.choose(view(st, seat), level,
+                                                       self._move_seed(s, st, seat))
+                    first = (seat, action, BY_COMPUTER if who.computer else BY_AUTO)
+                chosen = (st, await self._replies(s, st, first))
+            if not await self._machine_move(s, st, chosen[1], backoff):
                 await backoff.wait()
             if not self.registry.live(s):
                 return
@@ -627,7 +690,7 @@ class TableRoom:
             seat = st.to_act
             action = await self.thinker.choose(view(st, seat), self.config.computer_level,
                                                self._move_seed(s, st, seat))
-            if await self._machine_move(s, st, seat, action, BY_TIMEOUT, backoff):
+            if await self._machine_move(s, st, [(seat, action, BY_TIMEOUT)], backoff):
                 return
             await backoff.wait()
 
