@@ -45,30 +45,49 @@ def _her_turn_shown(server: FakeTelegramServer, user: FakeUser, s: Session,
     return shown
 
 
+async def _solo(server: FakeTelegramServer, app: Any, anna: FakeUser) -> Session:
+    """Anna's solo game against two computers, started."""
+    await start_private(server, anna)
+    await server.send_text(anna, anna, "/newgame 3 full")
+    gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
+    s = session(app, gid)
+    assert s is not None
+    return s
+
+
+async def _her_state(server: FakeTelegramServer, s: Session, seconds: float) -> GameState:
+    """The state at Anna's next turn that waits for her press (not a forced move)."""
+    def waiting() -> GameState | None:
+        st = s.state
+        if st is None or st.to_act != 0 or (s.forced and forced_action(st) is not None):
+            return None
+        return st
+    return await server.wait_for(waiting, seconds, what="Anna's turn")
+
+
+async def _her_button(server: FakeTelegramServer, anna: FakeUser, s: Session,
+                      st: GameState, action: Action) -> tuple[int, str]:
+    """The message and the callback data of the button of ``action`` at ``st``."""
+    msg, button = await server.wait_for(_button(server, anna, s.game_id, st, action),
+                                        what="her button")
+    assert button.callback_data is not None
+    return msg.message_id, button.callback_data
+
+
 async def test_a_press_makes_one_answer_and_one_edit_with_the_replies(
         server: FakeTelegramServer, db: Path) -> None:
     anna = server.add_user(1201, "Анна")
     async with running(server, db, computer_move_delay=1.0) as app:
-        await start_private(server, anna)
-        await server.send_text(anna, anna, "/newgame 3 full")
-        gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
-        s = session(app, gid)
-        assert s is not None
+        s = await _solo(server, app, anna)
         rng = random.Random(3)
         same_deal = new_deal = 0
         for _ in range(24):
-            st = await server.wait_for(
-                lambda: s.state if s.state is not None and s.state.to_act == 0
-                and not (s.forced and forced_action(s.state) is not None) else None,
-                10, what="Anna's turn")
+            st = await _her_state(server, s, 10)
             await idle(app)
             action = smart(view(st, 0), rng)
-            found = await server.wait_for(_button(server, anna, gid, st, action),
-                                          what="her button")
-            msg, button = found
-            assert button.callback_data is not None
+            mid, data = await _her_button(server, anna, s, st, action)
             before = len(server.requests)
-            answer = await server.press(anna, anna, msg.message_id, button.callback_data)
+            answer = await server.press(anna, anna, mid, data)
             assert answer is not None and answer.text is None
             # her next turn (or the end of the game), shown on her message
             await server.wait_for(_her_turn_shown(server, anna, s, st), 10,
@@ -100,25 +119,15 @@ async def test_replies_to_a_press_are_not_paced(
     press, so the person does not wait ``COMPUTER_MOVE_DELAY`` per computer."""
     anna = server.add_user(1202, "Анна")
     async with running(server, db, computer_move_delay=5.0) as app:
-        await start_private(server, anna)
-        await server.send_text(anna, anna, "/newgame 3 full")
-        gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
-        s = session(app, gid)
-        assert s is not None
+        s = await _solo(server, app, anna)
         rng = random.Random(5)
         loop_time = asyncio.get_running_loop().time
         for _ in range(6):
-            st = await server.wait_for(
-                lambda: s.state if s.state is not None and s.state.to_act == 0
-                and not (s.forced and forced_action(s.state) is not None) else None,
-                12, what="Anna's turn")
+            st = await _her_state(server, s, 12)
             action = smart(view(st, 0), rng)
-            found = await server.wait_for(_button(server, anna, gid, st, action),
-                                          what="her button")
-            msg, button = found
-            assert button.callback_data is not None
+            mid, data = await _her_button(server, anna, s, st, action)
             started = loop_time()
-            await server.press(anna, anna, msg.message_id, button.callback_data)
+            await server.press(anna, anna, mid, data)
             await server.wait_for(_her_turn(s, st), 12, what="the replies")
             # two computers replied well inside one delay (5 s), not after 2 x 5 s
             assert loop_time() - started < 5.0
@@ -134,11 +143,8 @@ async def test_a_press_is_stored_alone_and_its_replies_in_one_transaction(
     one transaction, instead of one each.  The stored game is the live one after each."""
     anna = server.add_user(1203, "Анна")
     async with running(server, db, computer_move_delay=1.0) as app:
-        await start_private(server, anna)
-        await server.send_text(anna, anna, "/newgame 3 full")
-        gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
-        s = session(app, gid)
-        assert s is not None
+        s = await _solo(server, app, anna)
+        gid = s.game_id
         store = service(app).storage
         calls: list[tuple[int, bool]] = []  # (actions stored, human) of each call
         one, many = store.append_action, store.append_actions
@@ -157,18 +163,12 @@ async def test_a_press_is_stored_alone_and_its_replies_in_one_transaction(
         rng = random.Random(7)
         together = 0
         for _ in range(16):
-            st = await server.wait_for(
-                lambda: s.state if s.state is not None and s.state.to_act == 0
-                and not (s.forced and forced_action(s.state) is not None) else None,
-                10, what="Anna's turn")
+            st = await _her_state(server, s, 10)
             await idle(app)
             calls.clear()
             action = smart(view(st, 0), rng)
-            found = await server.wait_for(_button(server, anna, gid, st, action),
-                                          what="her button")
-            msg, button = found
-            assert button.callback_data is not None
-            await server.press(anna, anna, msg.message_id, button.callback_data)
+            mid, data = await _her_button(server, anna, s, st, action)
+            await server.press(anna, anna, mid, data)
             await server.wait_for(_her_turn_shown(server, anna, s, st), 10,
                                   what="the replies")
             await idle(app)
