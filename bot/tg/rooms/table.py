@@ -510,6 +510,19 @@ class TableRoom:
         backoff.ok()
         return True
 
+    async def _move_at(self, s: Session, st: GameState) -> tuple[int, Action, str] | None:
+        """The move made at ``st`` without a press: the computer seat's (thought out now,
+        not paced) or a person's forced one; None when it is a person's to press."""
+        seat = st.to_act
+        who = s.seats[seat]
+        if who.played_by_computer:
+            level = who.level if who.computer else self.config.computer_level
+            action = await self.thinker.choose(view(st, seat), level,
+                                               self._move_seed(s, st, seat))
+            return seat, action, BY_COMPUTER if who.computer else BY_AUTO
+        forced = self._forced_action(s, st, seat)
+        return None if forced is None else (seat, forced, BY_FORCED)
+
     async def _replies(self, s: Session, st: GameState,
                        first: tuple[int, Action, str]) -> list[tuple[int, Action, str]]:
         """``first`` and the moves made at once after it within a press's merge window (a
@@ -527,21 +540,10 @@ class TableRoom:
                 return moves[:-1] or moves  # (_commit_all raises for a lone illegal move)
             if cur.phase == Phase.GAME_OVER or not self._replies_follow(s, cur):
                 break
-            nxt = cur.to_act
-            who = s.seats[nxt]
-            if who.played_by_computer:
-                level = who.level if who.computer else self.config.computer_level
-                reply = await self.thinker.choose(view(cur, nxt), level,
-                                                  self._move_seed(s, cur, nxt))
-                by = BY_COMPUTER if who.computer else BY_AUTO
-            else:
-                forced = self._forced_action(s, cur, nxt)
-                if forced is None:
-                    break
-                reply, by = forced, BY_FORCED
-            if s.state is not st:
+            reply = await self._move_at(s, cur)
+            if reply is None or s.state is not st:
                 break
-            moves.append((nxt, reply, by))
+            moves.append(reply)
         return moves
 
     async def _drive(self, s: Session) -> None:
@@ -553,22 +555,17 @@ class TableRoom:
                 return
             if not self.coord.owns(s.game_id):  # the lease went to another process
                 return
-            seat = st.to_act
-            who = s.seats[seat]
-            forced = None if who.played_by_computer else self._forced_action(s, st, seat)
-            if not who.played_by_computer and forced is None:
-                return
+            computer = s.seats[st.to_act].played_by_computer
+            if not computer and self._forced_action(s, st, st.to_act) is None:
+                return  # a person's turn (a forced move of theirs is played at once)
             if chosen is None or chosen[0] is not st:
-                if forced is not None:  # a person's only move: at once, no thinking
-                    first = (seat, forced, BY_FORCED)
-                else:
-                    # replies to a press come at once (shown with it); others are paced
-                    if self.config.move_delay and self.config.clock() >= s.merge_until:
-                        await asyncio.sleep(self.config.move_delay)
-                    level = who.level if who.computer else self.config.computer_level
-                    action = await self.thinker.choose(view(st, seat), level,
-                                                       self._move_seed(s, st, seat))
-                    first = (seat, action, BY_COMPUTER if who.computer else BY_AUTO)
+                # replies to a press come at once (shown with it); others are paced
+                if computer and self.config.move_delay \
+                        and self.config.clock() >= s.merge_until:
+                    await asyncio.sleep(self.config.move_delay)
+                first = await self._move_at(s, st)
+                if first is None:  # a person took the seat meanwhile
+                    continue
                 chosen = (st, await self._replies(s, st, first))
             if not await self._machine_move(s, st, chosen[1], backoff):
                 await backoff.wait()
