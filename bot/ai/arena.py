@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
+import multiprocessing.util
 import random
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,6 +127,15 @@ class Stats:
         if box is not None:
             box[level] = box.get(level, 0) + 1
 
+    def merge(self, other: Stats) -> None:
+        """Add ``other``'s figures (those of a job process) to these."""
+        for level, ts in other.times.items():
+            self.times.setdefault(level, []).extend(ts)
+        for mine, theirs in ((self.made, other.made), (self.failed, other.failed),
+                             (self.conceded, other.conceded)):
+            for level, n in theirs.items():
+                mine[level] = mine.get(level, 0) + n
+
 
 def play_deal(state: GameState | Table, levels: tuple[str, ...], seed: int, stats: Stats,
               think: float | None = None, players: Players | None = None) -> GameState:
@@ -204,6 +215,79 @@ def play_game(rules: Rules, levels: tuple[str, ...], seed: int, stats: Stats,
         if own:
             players.close()
     return table.state.winner
+
+
+# --- several deals or games at once (``--jobs N``): one process each, its own players ---
+
+_JOB_PLAYERS: Players | None = None
+
+
+def _job_exit(signum: int, frame: object) -> None:
+    raise SystemExit(0)  # so that the finalizer below stops the workers of other commits
+
+
+def _job_init(specs: tuple[str, ...]) -> None:
+    """A job process: Ctrl-C is the parent's to handle; its own players of ``specs``."""
+    global _JOB_PLAYERS
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _job_exit)
+    players = Players()
+    for spec in specs:
+        players.start(spec)
+    _JOB_PLAYERS = players
+    multiprocessing.util.Finalize(players, players.close, exitpriority=10)
+
+
+def _deal_job(task: tuple[Rules, str, str, int, int, float | None]) -> tuple[int, float, Stats]:
+    rules, a, b, seed, k, think = task
+    stats = Stats()
+    return k, duplicate_deal(rules, a, b, seed, k, stats, think, _JOB_PLAYERS), stats
+
+
+def _game_job(task: tuple[Rules, tuple[str, ...], int, float | None, int]
+              ) -> tuple[int, int, Stats]:
+    rules, levels, seed, think, g = task
+    stats = Stats()
+    return g, play_game(rules, levels, seed, stats, think, players=_JOB_PLAYERS), stats
+
+
+def deal_results(rules: Rules, a: str, b: str, seed: int, deals: int, stats: Stats,
+                 think: float | None, players: Players, jobs: int = 1
+                 ) -> Generator[tuple[int, float], None, None]:
+    """(k, A - B) for the duplicate deals 0..deals-1: in order with one job, in the order
+    they finish with several (each deal's result is the same either way: its cards and
+    seeds depend on k alone). Closing the iterator stops the jobs."""
+    if jobs <= 1:
+        for k in range(deals):
+            yield k, duplicate_deal(rules, a, b, seed, k, stats, think, players)
+        return
+    tasks = ((rules, a, b, seed, k, think) for k in range(deals))
+    with multiprocessing.get_context("spawn").Pool(jobs, _job_init, ((a, b),)) as pool:
+        for k, d, st in pool.imap_unordered(_deal_job, tasks):
+            stats.merge(st)
+            yield k, d
+
+
+def game_levels(a: str, b: str, n: int, g: int) -> tuple[str, ...]:
+    """Game g: A in seat g mod n, B in the others."""
+    return tuple(a if s == g % n else b for s in range(n))
+
+
+def game_results(rules: Rules, a: str, b: str, seed: int, games: int, stats: Stats,
+                 think: float | None, players: Players, jobs: int = 1
+                 ) -> Generator[tuple[int, int], None, None]:
+    """(g, the winner's seat or -1) for the games 0..games-1, as ``deal_results``."""
+    n = rules.players
+    tasks = [(rules, game_levels(a, b, n, g), derive_seed(seed, 2_000_000 + g), think, g)
+             for g in range(games)]
+    if jobs <= 1:
+        for t in tasks:
+            yield t[4], play_game(rules, t[1], t[2], stats, think, players=players)
+        return
+    with multiprocessing.get_context("spawn").Pool(jobs, _job_init, ((a, b),)) as pool:
+        for g, w, st in pool.imap_unordered(_game_job, tasks):
+            stats.merge(st)
+            yield g, w
 
 
 def sprt_llr(xs: list[float], mu0: float, mu1: float) -> float:
@@ -318,8 +402,13 @@ def main(argv: list[str]) -> int:
     p.add_argument("--beta", type=float, default=0.05, help="SPRT: false H0 rate")
     p.add_argument("--every", type=int, default=0, metavar="N",
                    help="print the running mean every N deals")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="play N deals (or games) at once, each in a process of its own "
+                        "(at most one per core: the levels think against the clock)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
+    if args.jobs < 1:
+        p.error("--jobs must be at least 1")
     handlers = _interruptible()
     try:
         with Players() as players:
@@ -348,18 +437,24 @@ def _run(args: argparse.Namespace, players: Players) -> int:
         bar = Progress(args.deals, "deals", err)
         verdict = None
         interrupted = False
-        for k in range(args.deals):
+        results = deal_results(rules, args.a, args.b, args.seed, args.deals, stats,
+                               args.think, players, args.jobs)
+        keyed: list[tuple[int, float]] = []
+        while True:
             try:
-                diffs.append(duplicate_deal(rules, args.a, args.b, args.seed, k, stats,
-                                            args.think, players))
+                k, d = next(results)
+            except StopIteration:
+                break
             except KeyboardInterrupt:  # Ctrl-C: report the deals played so far
                 interrupted = True
                 bar.out("\n")
                 break
-            bar.step(k + 1)
-            if args.every and (k + 1) % args.every == 0:
+            diffs.append(d)
+            keyed.append((k, d))
+            bar.step(len(diffs))
+            if args.every and len(diffs) % args.every == 0:
                 m = sum(diffs) / len(diffs)
-                line = f"after {k + 1} deals: A - B {m:+.1f}"
+                line = f"after {len(diffs)} deals: A - B {m:+.1f}"
                 if args.sprt is not None:
                     line += f", LLR {sprt_llr(diffs, *args.sprt):+.2f}"
                 print(line, flush=True)
@@ -369,12 +464,14 @@ def _run(args: argparse.Namespace, players: Players) -> int:
                 if verdict is not None:
                     bar.out("\n")
                     break
+        results.close()  # stops the jobs still playing
         if not diffs:
             print("no deal finished")
             return 1
         if interrupted:
             print(f"interrupted after {len(diffs)} deals")
             args.games = 0
+        diffs = [d for _k, d in sorted(keyed)]  # the same interval whatever the jobs
         mean = sum(diffs) / len(diffs)
         lo, hi = bootstrap(diffs, rng)
         plays = len(seatings(rules, 0)) * len(diffs)
@@ -400,23 +497,27 @@ def _run(args: argparse.Namespace, players: Players) -> int:
         wins_a = wins_b = unfinished = 0
         bar = Progress(args.games, "games", err)
         n = args.players
-        for g in range(args.games):
-            a_seat = g % n
-            levels = tuple(args.a if s == a_seat else args.b for s in range(n))
+        played = 0
+        results = game_results(rules, args.a, args.b, args.seed, args.games, stats,
+                               args.think, players, args.jobs)
+        while True:
             try:
-                w = play_game(rules, levels, derive_seed(args.seed, 2_000_000 + g), stats,
-                              args.think, players=players)
+                g, w = next(results)
+            except StopIteration:
+                break
             except KeyboardInterrupt:
                 bar.out("\n")
-                print(f"interrupted after {g} games")
+                print(f"interrupted after {played} games")
                 break
+            played += 1
             if w < 0:
                 unfinished += 1
-            elif w == a_seat:
+            elif w == g % n:
                 wins_a += 1
             else:
                 wins_b += 1
-            bar.step(g + 1)
+            bar.step(played)
+        results.close()
         done = wins_a + wins_b
         share = f"{100 * wins_a / done:.1f}%" if done else "-"
         print(f"games to 1000 (A against {n - 1} B, seats rotated): A won {wins_a} of {done} "

@@ -113,3 +113,57 @@ def test_sprt_stops_the_arena(capsys: pytest.CaptureFixture[str],
     assert "SPRT +0 vs +5" in out and "H1 accepted" in out
     n = int(out.split("duplicate deals: ")[1].split()[0])
     assert 5 <= n < 200
+
+
+# --- several deals or games at once (``--jobs``) ------------------------------------------
+
+
+def _report(out: str) -> list[str]:
+    return [line for line in out.splitlines() if not line.startswith("decision time")]
+
+
+def test_jobs_give_the_same_report_as_one_process(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = ["--a", "normal", "--b", "random", "--deals", "6", "--games", "2", "--seed", "4",
+            "--quiet"]
+    assert arena.main(argv) == 0
+    one = _report(capsys.readouterr().out)
+
+    def here(*args: object, **kw: object) -> None:
+        raise AssertionError("played in the parent process")
+
+    # with jobs the deals and games are played in the job processes, not here
+    monkeypatch.setattr(arena, "duplicate_deal", here)
+    monkeypatch.setattr(arena, "play_game", here)
+    assert arena.main([*argv, "--jobs", "2"]) == 0
+    two = _report(capsys.readouterr().out)
+    assert one == two
+    assert any(line.startswith("games to 1000") and "of 2" in line for line in two)
+
+
+def test_jobs_play_another_commit_in_each_process(capsys: pytest.CaptureFixture[str]) -> None:
+    assert arena.main(["--a", "normal@HEAD", "--b", "normal", "--deals", "4", "--seed", "2",
+                       "--quiet", "--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "A - B: +0.0 points per deal" in out
+    assert "decision time normal@HEAD" in out  # the jobs' figures reach the report
+
+
+def test_jobs_stop_with_the_sequential_test(capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # the jobs import the arena afresh (spawn), so they keep the real minimum; the
+    # decision is taken in the parent
+    monkeypatch.setattr(arena, "SPRT_MIN_DEALS", 5)
+    assert arena.main(["--a", "normal", "--b", "random", "--deals", "300", "--quiet",
+                       "--sprt", "0,5", "--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "H1 accepted" in out
+    n = int(out.split("duplicate deals: ")[1].split()[0])
+    assert 5 <= n < 300
+
+
+def test_jobs_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        arena.main(["--a", "normal", "--b", "random", "--jobs", "0"])
+    assert e.value.code == 2
+    assert "--jobs must be at least 1" in capsys.readouterr().err
