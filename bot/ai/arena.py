@@ -235,7 +235,13 @@ def _job_init(specs: tuple[str, ...]) -> None:
     for spec in specs:
         players.start(spec)
     _JOB_PLAYERS = players
-    multiprocessing.util.Finalize(players, players.close, exitpriority=10)
+    multiprocessing.util.Finalize(players, _job_close, (players,), exitpriority=10)
+
+
+def _job_close(players: Players) -> None:
+    # the pool sends SIGTERM right after its last task, maybe while this runs: finish first
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    players.close()
 
 
 def _deal_job(task: tuple[Rules, str, str, int, int, float | None]) -> tuple[int, float, Stats]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from bot.ai import arena
@@ -141,12 +144,21 @@ def test_jobs_give_the_same_report_as_one_process(capsys: pytest.CaptureFixture[
     assert any(line.startswith("games to 1000") and "of 2" in line for line in two)
 
 
-def test_jobs_play_another_commit_in_each_process(capsys: pytest.CaptureFixture[str]) -> None:
-    assert arena.main(["--a", "normal@HEAD", "--b", "normal", "--deals", "4", "--seed", "2",
-                       "--quiet", "--jobs", "2"]) == 0
+def test_jobs_play_another_commit_in_each_process(capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where the workers' exports go
+    tempfile.tempdir = None  # read TMPDIR again (the jobs start afresh and read it anyway)
+    try:
+        assert arena.main(["--a", "normal@HEAD", "--b", "normal", "--deals", "4", "--seed",
+                           "2", "--quiet", "--jobs", "2"]) == 0
+    finally:
+        tempfile.tempdir = None
     out = capsys.readouterr().out
     assert "A - B: +0.0 points per deal" in out
     assert "decision time normal@HEAD" in out  # the jobs' figures reach the report
+    # the parent's worker and each job's were started and every export is removed
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_jobs_stop_with_the_sequential_test(capsys: pytest.CaptureFixture[str],
