@@ -280,12 +280,14 @@ def game_levels(a: str, b: str, n: int, g: int) -> tuple[str, ...]:
 
 
 def game_results(rules: Rules, a: str, b: str, seed: int, games: int, stats: Stats,
-                 think: float | None, players: Players, jobs: int = 1
+                 think: float | None, players: Players, jobs: int = 1, first: int = 0
                  ) -> Generator[tuple[int, int], None, None]:
-    """(g, the winner's seat or -1) for the games 0..games-1, as ``deal_results``."""
+    """(g, the winner's seat or -1) for the games first..first+games-1, as
+    ``deal_results`` (game g's seed and seats depend on g alone, so a long series may be
+    played in parts)."""
     n = rules.players
     tasks = [(rules, game_levels(a, b, n, g), derive_seed(seed, 2_000_000 + g), think, g)
-             for g in range(games)]
+             for g in range(first, first + games)]
     if jobs <= 1:
         for t in tasks:
             yield t[4], play_game(rules, t[1], t[2], stats, think, players=players)
@@ -334,6 +336,14 @@ def bootstrap(xs: list[float], rng: random.Random, rounds: int = 2000) -> tuple[
         return (float("nan"), float("nan"))
     means = sorted(sum(xs[rng.randrange(n)] for _ in range(n)) / n for _ in range(rounds))
     return means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a share k/n (95% by default)."""
+    p = k / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 def percentile(xs: list[float], q: float) -> float:
@@ -396,6 +406,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--b", default="normal", help=levels_help)
     p.add_argument("--deals", type=int, default=100, help="duplicate deals (at most, with --sprt)")
     p.add_argument("--games", type=int, default=0, help="whole games to 1000 (A vs two B)")
+    p.add_argument("--games-from", type=int, default=0, metavar="K",
+                   help="play games K..K+N-1 of the seed's series (a long series in parts)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--players", type=int, default=3, choices=(2, 3, 4))
     p.add_argument("--preset", default="classic", choices=sorted(PRESETS))
@@ -415,6 +427,8 @@ def main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     if args.jobs < 1:
         p.error("--jobs must be at least 1")
+    if args.games_from < 0:
+        p.error("--games-from must be at least 0")
     handlers = _interruptible()
     try:
         with Players() as players:
@@ -505,7 +519,7 @@ def _run(args: argparse.Namespace, players: Players) -> int:
         n = args.players
         played = 0
         results = game_results(rules, args.a, args.b, args.seed, args.games, stats,
-                               args.think, players, args.jobs)
+                               args.think, players, args.jobs, args.games_from)
         while True:
             try:
                 g, w = next(results)
@@ -522,10 +536,16 @@ def _run(args: argparse.Namespace, players: Players) -> int:
                 wins_a += 1
             else:
                 wins_b += 1
+            if args.every:  # one line a game, as they finish: a series played in parts adds up
+                who = "unfinished" if w < 0 else "A won" if w == g % n else "B won"
+                print(f"game {g}: {who}", flush=True)
             bar.step(played)
         results.close()
         done = wins_a + wins_b
         share = f"{100 * wins_a / done:.1f}%" if done else "-"
+        if done:
+            w_lo, w_hi = wilson(wins_a, done)
+            share += f", 95% interval {100 * w_lo:.1f}-{100 * w_hi:.1f}%"
         print(f"games to 1000 (A against {n - 1} B, seats rotated): A won {wins_a} of {done} "
               f"({share}; parity {100 / n:.1f}%), B won {wins_b}, unfinished {unfinished}")
     for lvl, ts in sorted(stats.times.items()):

@@ -179,3 +179,27 @@ def test_jobs_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
         arena.main(["--a", "normal", "--b", "random", "--jobs", "0"])
     assert e.value.code == 2
     assert "--jobs must be at least 1" in capsys.readouterr().err
+
+
+def test_a_series_of_games_may_be_played_in_parts(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["--a", "normal", "--b", "random", "--deals", "0", "--seed", "6", "--quiet",
+            "--every", "1"]
+
+    def games(out: str) -> list[str]:
+        return sorted(line for line in out.splitlines() if line.startswith("game "))
+
+    assert arena.main([*base, "--games", "4"]) == 0
+    whole = games(capsys.readouterr().out)
+    assert arena.main([*base, "--games", "2"]) == 0
+    first = games(capsys.readouterr().out)
+    assert arena.main([*base, "--games", "2", "--games-from", "2", "--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert sorted(first + games(out)) == whole
+    assert [g.split(":")[0] for g in whole] == ["game 0", "game 1", "game 2", "game 3"]
+    assert "of 2 (" in out and "95% interval" in out
+
+
+def test_wilson_interval() -> None:
+    lo, hi = arena.wilson(80, 200)
+    assert 0.33 < lo < 0.34 and 0.46 < hi < 0.47  # 40% of 200: about 33.5-47.0%
+    assert arena.wilson(0, 10)[0] == 0.0 and arena.wilson(10, 10)[1] == 1.0
