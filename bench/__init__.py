@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "restart": "start-up to the first answer with many live games",
     "texts": "what the gettext catalogs cost at start-up and per message",
     "solver": "nodes and CPU time of the open-card solver on fixed positions",
+    "worlds": "worlds hard solves per card decision in its thinking time",
     "faults": "games through a Bot API failing and answering late, then going on",
 }
 
@@ -52,6 +53,10 @@ def _command(name: str) -> Callable[[list[str]], int]:
         from bench.solver import main as bench_solver
 
         return bench_solver
+    if name == "worlds":
+        from bench.worlds import main as bench_worlds
+
+        return bench_worlds
     if name == "faults":
         from bench.faults import main as bench_faults
 

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from bot.ai import hard
 from bot.ai.solver import Solver, to_mask
 from bot.engine.game import apply, legal_actions
 from bot.engine.rules import make_rules
@@ -222,3 +223,16 @@ def test_solver_matches_plain_minimax_on_random_positions(seed: int) -> None:
             continue  # value_after of a finished trick: covered by the value above
         assert got == gain + plain(k, decl, first_lead, bonus, int(dm), hs, (turn + 1) % k,
                                    nt, t2, won), (card, declare)
+
+
+def test_the_worlds_bench_counts_the_worlds_of_each_decision(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import worlds as bench_worlds
+
+    res = bench_worlds.worlds(1, 5, 0.02)
+    assert res and all(1 <= size <= 8 for size in res)
+    assert all(n >= 0 for xs in res.values() for n in xs)
+    assert sum(len(xs) for xs in res.values()) >= 8  # a deal has card choices at many sizes
+    assert bench_worlds.main(["--deals", "1", "--think", "0.02"]) == 0
+    out = capsys.readouterr().out
+    assert f"no cap (hard's cap: {hard.MAX_SAMPLES})" in out and "would stop at the cap" in out
