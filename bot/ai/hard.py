@@ -59,6 +59,11 @@ EXACT_CARDS = 5  # exact values when every hand holds at most this many cards
 PROBE_CARDS = 6  # three thresholds instead of one from this many cards down
 DEFAULT_THINK = 0.25
 HARD_CAP = 0.9
+# A defender's score is its own points: in the last tricks (exact values) it counts, beside
+# failing the contract and the points the defenders take together, the points it takes
+# itself (with both others against it: a second search per move)
+DEFENDER_OWN = True
+OWN_WEIGHT = 1.0
 
 
 def highest_reached(solver: Solver, hands: list[int], me: int, values: Sequence[int]) -> int:
@@ -595,6 +600,10 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
         w = 1.0 if infer is None else infer.weight(world)
         hands = [to_mask(sorted(world.hands[s])) for s in order]
         solver = Solver(k, dpos, r.marriage_first_lead, last_bonus, deadline)
+        # a defender's own points: the same search with this seat as the side that
+        # maximises and both others against it ("paranoid")
+        own = (Solver(k, me, r.marriage_first_lead, last_bonus, deadline)
+               if exact and not my_side_decl and DEFENDER_OWN else None)
         vals: list[float] = []
         hits: list[bool] = []
         try:
@@ -602,8 +611,14 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
                 if exact:
                     v = extra + solver.value_after(hands, me, trick, trump, won, card, declare)
                     made = v >= need
-                    u = 2 * contract * made + 0.25 * v if my_side_decl else (
-                        -2 * contract * made - 0.5 * v)
+                    if my_side_decl:
+                        u = 2 * contract * made + 0.25 * v
+                    elif own is not None:
+                        m = -extra + own.value_after(hands, me, trick, trump, won, card,
+                                                     declare)
+                        u = -2 * contract * made - 0.5 * v + OWN_WEIGHT * m
+                    else:
+                        u = -2 * contract * made - 0.5 * v
                     hits.append(made)
                 else:
                     u = 0.0
