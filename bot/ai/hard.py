@@ -64,6 +64,8 @@ HARD_CAP = 0.9
 # itself (with both others against it: a second search per move)
 DEFENDER_OWN = True
 OWN_WEIGHT = 1.0
+OWN_PROBES = (15, 35)  # with more cards: does it take this many points itself?
+OWN_PROBE_WEIGHT = 10.0
 
 
 def highest_reached(solver: Solver, hands: list[int], me: int, values: Sequence[int]) -> int:
@@ -603,7 +605,7 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
         # a defender's own points: the same search with this seat as the side that
         # maximises and both others against it ("paranoid")
         own = (Solver(k, me, r.marriage_first_lead, last_bonus, deadline)
-               if exact and not my_side_decl and DEFENDER_OWN else None)
+               if not my_side_decl and DEFENDER_OWN else None)
         vals: list[float] = []
         hits: list[bool] = []
         try:
@@ -630,6 +632,11 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
                             hits.append(v >= t)
                     if not my_side_decl:
                         u = -u
+                    if own is not None:  # does it take t points or more itself?
+                        for t in OWN_PROBES:
+                            m = -extra + own.value_after(hands, me, trick, trump, won, card,
+                                                         declare, t - 1 + extra, t + extra)
+                            u += OWN_PROBE_WEIGHT * (m >= t)
                 vals.append(u)
         except Timeout:
             break
