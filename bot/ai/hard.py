@@ -59,12 +59,14 @@ EXACT_CARDS = 5  # exact values when every hand holds at most this many cards
 PROBE_CARDS = 6  # three thresholds instead of one from this many cards down
 DEFAULT_THINK = 0.25
 HARD_CAP = 0.9
-# A defender's score is its own points: in the last tricks (exact values) it counts, beside
-# failing the contract and the points the defenders take together, the points it takes
-# itself (with both others against it: a second search per move)
+# A defender's score is its own points, not the defenders' together: beside failing the
+# contract (and, in the last tricks, the points the two take together) a defender of three
+# counts what it takes itself, by a second search per move in which it plays alone against
+# both others (exact with EXACT_CARDS or fewer: OWN_WEIGHT a point; with more cards two
+# null-window questions, "does it take OWN_PROBES points or more?", OWN_PROBE_WEIGHT each)
 DEFENDER_OWN = True
 OWN_WEIGHT = 1.0
-OWN_PROBES = (15, 35)  # with more cards: does it take this many points itself?
+OWN_PROBES = (15, 35)
 OWN_PROBE_WEIGHT = 10.0
 
 
@@ -603,9 +605,10 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
         hands = [to_mask(sorted(world.hands[s])) for s in order]
         solver = Solver(k, dpos, r.marriage_first_lead, last_bonus, deadline)
         # a defender's own points: the same search with this seat as the side that
-        # maximises and both others against it ("paranoid")
+        # maximises and both others against it ("paranoid"); with two seats the one
+        # defender's points are the defenders' already
         own = (Solver(k, me, r.marriage_first_lead, last_bonus, deadline)
-               if not my_side_decl and DEFENDER_OWN else None)
+               if DEFENDER_OWN and k == 3 and not my_side_decl else None)
         vals: list[float] = []
         hits: list[bool] = []
         try:

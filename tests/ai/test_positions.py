@@ -130,3 +130,33 @@ def test_never_pass_a_king_whose_queen_is_out(level: str) -> None:
             s = apply(s, a)
         assert C.parse("K♥") not in given
         assert C.parse("K♠") not in given
+
+
+
+def _settled() -> GameState:
+    """The declarer (seat 1) has 88 and can take nothing more: the contract of 100 fails
+    whatever happens. The other defender (seat 2) led K♣; seat 0 holds A♣ 9♣, and the
+    three unseen nines are of three suits, so whoever leads the last trick takes it."""
+    hands = {1: "9♥ 9♦", 2: "9♠", 0: "A♣ 9♣"}
+    history = [(1, "A♦ J♦ Q♦"), (1, "10♦ K♦ J♣"), (1, "A♠ J♠ Q♠"), (1, "10♠ K♠ 10♣"),
+               (1, "A♥ J♥ Q♥"), (1, "K♥ 10♥ Q♣")]
+    st = fabricate(hands, history, (2, "K♣"), declarer=1)
+    assert st.deal is not None and st.deal.taken == (0, 88, 17) and st.to_act == 0
+    return st
+
+
+def test_a_defender_takes_the_points_itself_when_the_contract_is_settled() -> None:
+    # For the defenders together both cards are the same (they take every point left);
+    # for seat 0's own score the ace takes this trick and the last one, the nine neither.
+    for seed in range(3):
+        assert _choose(_settled(), "hard", seed) == Action("play", card=C.parse("A♣"))
+
+
+def test_without_its_own_points_a_defender_leaves_the_choice_to_normal(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # counted for the defenders together the two cards tie and the tie goes to
+    # ``normal``'s nine: so the test above tests the defender's own count
+    from bot.ai import hard
+
+    monkeypatch.setattr(hard, "DEFENDER_OWN", False)
+    assert _choose(_settled(), "hard", 0) == Action("play", card=C.parse("9♣"))
