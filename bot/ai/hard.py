@@ -66,7 +66,7 @@ HARD_CAP = 0.9
 # null-window questions, "does it take OWN_PROBES points or more?", OWN_PROBE_WEIGHT each)
 DEFENDER_OWN = True
 OWN_WEIGHT = 1.0
-OWN_PROBES = (15, 35)
+OWN_PROBES = (10, 20, 30, 40)
 OWN_PROBE_WEIGHT = 10.0
 
 
