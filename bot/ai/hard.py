@@ -62,8 +62,9 @@ HARD_CAP = 0.9
 # A defender's score is its own points, not the defenders' together: beside failing the
 # contract (and, in the last tricks, the points the two take together) a defender of three
 # counts what it takes itself, by a second search per move in which it plays alone against
-# both others (exact with EXACT_CARDS or fewer: OWN_WEIGHT a point; with more cards two
-# null-window questions, "does it take OWN_PROBES points or more?", OWN_PROBE_WEIGHT each)
+# both others (exact with EXACT_CARDS or fewer: OWN_WEIGHT a point; with more cards one
+# null-window question per OWN_PROBES, "does it take t points or more?", OWN_PROBE_WEIGHT
+# each: a step function of its own points, about one a point between 10 and 40)
 DEFENDER_OWN = True
 OWN_WEIGHT = 1.0
 OWN_PROBES = (10, 20, 30, 40)
