@@ -29,7 +29,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -257,6 +257,17 @@ def _game_job(task: tuple[Rules, tuple[str, ...], int, float | None, int]
     return g, play_game(rules, levels, seed, stats, think, players=_JOB_PLAYERS), stats
 
 
+def _in_jobs(job: Callable[[Any], tuple[int, Any, Stats]], tasks: Iterable[Any],
+             specs: tuple[str, ...], jobs: int, stats: Stats
+             ) -> Generator[tuple[int, Any], None, None]:
+    """(number, result) of each task as the job processes finish it, their figures added
+    to ``stats``; closing the generator stops the jobs."""
+    with multiprocessing.get_context("spawn").Pool(jobs, _job_init, (specs,)) as pool:
+        for i, res, st in pool.imap_unordered(job, tasks):
+            stats.merge(st)
+            yield i, res
+
+
 def deal_results(rules: Rules, a: str, b: str, seed: int, deals: int, stats: Stats,
                  think: float | None, players: Players, jobs: int = 1
                  ) -> Generator[tuple[int, float], None, None]:
@@ -268,10 +279,7 @@ def deal_results(rules: Rules, a: str, b: str, seed: int, deals: int, stats: Sta
             yield k, duplicate_deal(rules, a, b, seed, k, stats, think, players)
         return
     tasks = ((rules, a, b, seed, k, think) for k in range(deals))
-    with multiprocessing.get_context("spawn").Pool(jobs, _job_init, ((a, b),)) as pool:
-        for k, d, st in pool.imap_unordered(_deal_job, tasks):
-            stats.merge(st)
-            yield k, d
+    yield from _in_jobs(_deal_job, tasks, (a, b), jobs, stats)
 
 
 def game_levels(a: str, b: str, n: int, g: int) -> tuple[str, ...]:
@@ -292,10 +300,7 @@ def game_results(rules: Rules, a: str, b: str, seed: int, games: int, stats: Sta
         for t in tasks:
             yield t[4], play_game(rules, t[1], t[2], stats, think, players=players)
         return
-    with multiprocessing.get_context("spawn").Pool(jobs, _job_init, ((a, b),)) as pool:
-        for g, w, st in pool.imap_unordered(_game_job, tasks):
-            stats.merge(st)
-            yield g, w
+    yield from _in_jobs(_game_job, tasks, (a, b), jobs, stats)
 
 
 def sprt_llr(xs: list[float], mu0: float, mu1: float) -> float:

@@ -619,12 +619,11 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
                     made = v >= need
                     if my_side_decl:
                         u = 2 * contract * made + 0.25 * v
-                    elif own is not None:
-                        m = -extra + own.value_after(hands, me, trick, trump, won, card,
-                                                     declare)
-                        u = -2 * contract * made - 0.5 * v + OWN_WEIGHT * m
                     else:
                         u = -2 * contract * made - 0.5 * v
+                        if own is not None:  # and its own points
+                            u += OWN_WEIGHT * (-extra + own.value_after(
+                                hands, me, trick, trump, won, card, declare))
                     hits.append(made)
                 else:
                     u = 0.0
