@@ -227,15 +227,24 @@ def _job_exit(signum: int, frame: object) -> None:
 
 
 def _job_init(specs: tuple[str, ...]) -> None:
-    """A job process: Ctrl-C is the parent's to handle; its own players of ``specs``."""
+    """A job process: Ctrl-C is the parent's to handle; its own players of ``specs``.
+
+    The pool stops its jobs with SIGTERM (when the parent stops early, or right after the
+    last task). A stop that arrives while the workers start waits until they are started
+    and the finalizer that closes them is registered; otherwise it would leave a worker's
+    export behind in the temporary directory."""
     global _JOB_PLAYERS
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _job_exit)
+    stopped: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopped.append(signum))
     players = Players()
-    for spec in specs:
-        players.start(spec)
     _JOB_PLAYERS = players
     multiprocessing.util.Finalize(players, _job_close, (players,), exitpriority=10)
+    for spec in specs:
+        players.start(spec)
+    signal.signal(signal.SIGTERM, _job_exit)
+    if stopped:
+        raise SystemExit(0)
 
 
 def _job_close(players: Players) -> None:
@@ -266,6 +275,10 @@ def _in_jobs(job: Callable[[Any], tuple[int, Any, Stats]], tasks: Iterable[Any],
         for i, res, st in pool.imap_unordered(job, tasks):
             stats.merge(st)
             yield i, res
+        # all done: let the jobs end by themselves (leaving the ``with`` would terminate
+        # them, possibly while they close their workers)
+        pool.close()
+        pool.join()
 
 
 def deal_results(rules: Rules, a: str, b: str, seed: int, deals: int, stats: Stats,

@@ -30,7 +30,7 @@ class ArenaError(RuntimeError):
 # The worker runs in the other version's tree; it may use only what every version has:
 # new_game, deal, apply, Layout, rules_from_dict, view and choose_action.
 WORKER = r'''
-import pickle, struct, sys, time, traceback
+import pickle, shutil, struct, sys, time, traceback
 root = sys.argv[1]
 sys.path.insert(0, root)
 import bot
@@ -56,31 +56,39 @@ def write(obj):
     out.write(struct.pack(">I", len(data)) + data)
     out.flush()
 
-key, state, done = None, None, 0
-write(("ready", bot.__file__))
-while True:
-    msg = read()
-    if msg is None:
-        break
-    try:
-        k, start, actions, seat, level, seed, think = msg
-        if k != key or len(actions) < done:
-            rules = rules_from_dict(start["rules"])
-            if start["mode"] == "deal":
-                state = deal(new_game(rules, seed=None, first_dealer=start["dealer"]),
-                             Layout(tuple(tuple(h) for h in start["hands"]),
-                                    tuple(start["talon"])))
-            else:
-                state = new_game(rules, seed=start["seed"])
-            key, done = k, 0
-        for a in actions[done:]:
-            state = apply(state, a)
-        done = len(actions)
-        deadline = time.monotonic() + think if think is not None else None
-        act = choose_action(view(state, seat), level, seed=seed, deadline=deadline)
-        write(("ok", str(act)))
-    except Exception:
-        write(("error", traceback.format_exc()))
+def serve():
+    key, state, done = None, None, 0
+    write(("ready", bot.__file__))
+    while True:
+        msg = read()
+        if msg is None:
+            return
+        try:
+            k, start, actions, seat, level, seed, think = msg
+            if k != key or len(actions) < done:
+                rules = rules_from_dict(start["rules"])
+                if start["mode"] == "deal":
+                    state = deal(new_game(rules, seed=None, first_dealer=start["dealer"]),
+                                 Layout(tuple(tuple(h) for h in start["hands"]),
+                                        tuple(start["talon"])))
+                else:
+                    state = new_game(rules, seed=start["seed"])
+                key, done = k, 0
+            for a in actions[done:]:
+                state = apply(state, a)
+            done = len(actions)
+            deadline = time.monotonic() + think if think is not None else None
+            act = choose_action(view(state, seat), level, seed=seed, deadline=deadline)
+            write(("ok", str(act)))
+        except Exception:
+            write(("error", traceback.format_exc()))
+
+try:
+    serve()
+finally:
+    # the input ends when the arena closes this worker or when its process is gone
+    # (killed before it could close): either way the export is no longer needed
+    shutil.rmtree(root, ignore_errors=True)
 '''
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from bot.ai import arena
+from bot.ai import arena, remote
 from bot.engine.rules import make_rules
 
 
@@ -159,6 +162,49 @@ def test_jobs_play_another_commit_in_each_process(capsys: pytest.CaptureFixture[
     assert "decision time normal@HEAD" in out  # the jobs' figures reach the report
     # the parent's worker and each job's were started and every export is removed
     assert list(tmp_path.iterdir()) == []
+
+
+# A job told to stop (SIGTERM, as the pool does) while it starts its worker of another
+# commit: the stop waits until the worker is started and its closing is registered.
+_STOPPED_WHILE_STARTING = r"""
+import os, signal, sys
+from bot.ai import arena
+start = arena.Players.start
+def start_and_get_stopped(self, spec):
+    start(self, spec)
+    os.kill(os.getpid(), signal.SIGTERM)  # the export is made, the start not yet over
+arena.Players.start = start_and_get_stopped
+try:
+    arena._job_init(("normal@HEAD",))
+except SystemExit:
+    print("stopped")
+    raise
+print("not stopped")
+"""
+
+
+def test_a_job_stopped_while_it_starts_removes_its_export(tmp_path: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    res = subprocess.run([sys.executable, "-c", _STOPPED_WHILE_STARTING], env=env,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert res.stdout.strip() == "stopped", res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_worker_whose_player_vanished_removes_its_export(tmp_path: Path) -> None:
+    tempfile.tempdir = str(tmp_path)
+    try:
+        player = remote.RemotePlayer("HEAD")
+    finally:
+        tempfile.tempdir = None
+    assert player.proc is not None and player.proc.stdin is not None
+    assert player.dir.exists()
+    # the arena's process died without closing: the worker's input ends
+    player.proc.stdin.close()
+    assert player.proc.wait(timeout=60) == 0
+    assert not player.dir.exists()
+    assert player.proc.stdout is not None
+    player.proc.stdout.close()
 
 
 def test_jobs_stop_with_the_sequential_test(capsys: pytest.CaptureFixture[str],
