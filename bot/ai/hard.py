@@ -64,11 +64,12 @@ HARD_CAP = 0.9
 # counts what it takes itself, by a second search per move in which it plays alone against
 # both others (exact with EXACT_CARDS or fewer: OWN_WEIGHT a point; with more cards one
 # null-window question per OWN_PROBES, "does it take t points or more?", OWN_PROBE_WEIGHT
-# each: a step function of its own points, about one a point between 10 and 40)
+# each: a step function of its own points, about one a point between 5 and 40; eight
+# questions 5 apart played better than four 10 apart, see docs/computer-players.md)
 DEFENDER_OWN = True
 OWN_WEIGHT = 1.0
-OWN_PROBES = (10, 20, 30, 40)
-OWN_PROBE_WEIGHT = 10.0
+OWN_PROBES = (5, 10, 15, 20, 25, 30, 35, 40)
+OWN_PROBE_WEIGHT = 5.0
 
 
 def highest_reached(solver: Solver, hands: list[int], me: int, values: Sequence[int]) -> int:
