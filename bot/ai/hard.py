@@ -72,7 +72,7 @@ OWN_PROBES = (5, 10, 15, 20, 25, 30, 35, 40)
 OWN_PROBE_WEIGHT = 5.0
 # such a defender's view of the declarer's points once the contract is settled: each
 # point the declarer takes is one the other defender (an opponent too) does not
-OWN_DECL_WEIGHT = 0.5
+OWN_DECL_WEIGHT = 0.0
 
 
 def highest_reached(solver: Solver, hands: list[int], me: int, values: Sequence[int]) -> int:
