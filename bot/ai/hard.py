@@ -70,9 +70,6 @@ DEFENDER_OWN = True
 OWN_WEIGHT = 1.0
 OWN_PROBES = (5, 10, 15, 20, 25, 30, 35, 40)
 OWN_PROBE_WEIGHT = 5.0
-# such a defender's view of the declarer's points once the contract is settled: each
-# point the declarer takes is one the other defender (an opponent too) does not
-OWN_DECL_WEIGHT = 0.0
 
 
 def highest_reached(solver: Solver, hands: list[int], me: int, values: Sequence[int]) -> int:
@@ -597,8 +594,7 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
             moves.append((a, a.card, a.kind == DECLARE, 0))
     # with many cards left only "does the declarer make it?"; then also "by 20 more or less?"
     probes: tuple[tuple[int, float], ...] = ((need, 2.0 * contract),)
-    own_search = DEFENDER_OWN and k == 3 and not my_side_decl
-    if size <= PROBE_CARDS and not own_search:
+    if size <= PROBE_CARDS:
         probes = (*probes, (need + 20, 10.0), (need - 20, 10.0))
     totals = [0.0] * len(moves)
     made_n = [0.0] * len(moves)
@@ -614,7 +610,7 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
         # maximises and both others against it ("paranoid"); with two seats the one
         # defender's points are the defenders' already
         own = (Solver(k, me, r.marriage_first_lead, last_bonus, deadline)
-               if own_search else None)
+               if DEFENDER_OWN and k == 3 and not my_side_decl else None)
         vals: list[float] = []
         hits: list[bool] = []
         try:
@@ -625,8 +621,7 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
                     if my_side_decl:
                         u = 2 * contract * made + 0.25 * v
                     else:
-                        u = -2 * contract * made + (OWN_DECL_WEIGHT if own_search
-                                                    else -0.5) * v
+                        u = -2 * contract * made - 0.5 * v
                         if own is not None:  # and its own points
                             u += OWN_WEIGHT * (-extra + own.value_after(
                                 hands, me, trick, trump, won, card, declare))
