@@ -70,6 +70,11 @@ DEFENDER_OWN = True
 OWN_WEIGHT = 1.0
 OWN_PROBES = (5, 10, 15, 20, 25, 30, 35, 40)
 OWN_PROBE_WEIGHT = 5.0
+# such a defender's view of a point the declarer takes, in the exact search of the last
+# tricks: the "made" term already prices the contract, and beyond it a declarer's card
+# points count for nothing, while each is one the other defender (an opponent in the
+# game too) does not take; so +0.5, the same as -0.5 for each of the other defender's
+OWN_DECL_WEIGHT = 0.5
 
 
 def highest_reached(solver: Solver, hands: list[int], me: int, values: Sequence[int]) -> int:
@@ -593,8 +598,10 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
         else:
             moves.append((a, a.card, a.kind == DECLARE, 0))
     # with many cards left only "does the declarer make it?"; then also "by 20 more or less?"
+    # (not for a defender of three, whose own points are asked instead)
     probes: tuple[tuple[int, float], ...] = ((need, 2.0 * contract),)
-    if size <= PROBE_CARDS:
+    own_search = DEFENDER_OWN and k == 3 and not my_side_decl
+    if size <= PROBE_CARDS and not own_search:
         probes = (*probes, (need + 20, 10.0), (need - 20, 10.0))
     totals = [0.0] * len(moves)
     made_n = [0.0] * len(moves)
@@ -610,7 +617,7 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
         # maximises and both others against it ("paranoid"); with two seats the one
         # defender's points are the defenders' already
         own = (Solver(k, me, r.marriage_first_lead, last_bonus, deadline)
-               if DEFENDER_OWN and k == 3 and not my_side_decl else None)
+               if own_search else None)
         vals: list[float] = []
         hits: list[bool] = []
         try:
@@ -621,7 +628,8 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
                     if my_side_decl:
                         u = 2 * contract * made + 0.25 * v
                     else:
-                        u = -2 * contract * made - 0.5 * v
+                        u = -2 * contract * made + (OWN_DECL_WEIGHT if own_search
+                                                    else -0.5) * v
                         if own is not None:  # and its own points
                             u += OWN_WEIGHT * (-extra + own.value_after(
                                 hands, me, trick, trump, won, card, declare))

@@ -94,14 +94,31 @@ def test_last_to_play_takes_a_trick_worth_points(level: str) -> None:
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_load_points_on_the_partners_winning_trick(level: str) -> None:
-    # seat 1 (declarer) led 9♣, seat 2 (partner) took it with A♣; seat 0 holds 10♣ J♣
-    # and the last trick goes to the declarer's A♥: the 10 must go now.
+    # seat 1 (declarer, 100) led and took all six tricks (86 points), then led 9♣; seat 2
+    # (the other defender) took it with A♣; seat 0 holds 10♣ J♣. A♥ and 9♥ are unseen:
+    # where the declarer holds A♥ it takes the last trick, and a 10 kept for it makes the
+    # contract (86 + 21 = 107) while the 10 loaded now fails it (86 + 13 = 99).
+    hands = {1: "A♥", 2: "9♥", 0: "10♣ J♣"}
+    history = [(1, "A♠ Q♠ J♠"), (1, "10♠ 9♠ K♣"), (1, "K♠ Q♣ Q♥"), (1, "10♥ J♥ K♥"),
+               (1, "A♦ K♦ 9♦"), (1, "10♦ Q♦ J♦")]
+    st = fabricate(hands, history, (1, "9♣ A♣"), declarer=1)
+    assert st.deal is not None and st.deal.taken == (0, 86, 0) and st.to_act == 0
+    for seed in range(3):
+        assert _choose(st, level, seed) == Action("play", card=C.parse("10♣"))
+
+
+def test_no_gift_to_the_other_defender_once_the_contract_has_failed() -> None:
+    # The same cards, but seat 0 took five of the six tricks: the declarer has 17 and
+    # fails whatever happens. Seat 0 gets nothing from either trick; the 10 loaded now is
+    # 10 points for seat 2, an opponent in the game, while the 10 kept goes to whoever
+    # takes the last trick (a failed declarer's card points count for nothing).
     hands = {1: "A♥", 2: "9♥", 0: "10♣ J♣"}
     history = [(1, "9♦ J♦ Q♦"), (1, "K♦ 10♦ A♦"), (1, "J♥ Q♥ K♥"), (1, "9♠ J♠ Q♠"),
                (1, "K♠ 10♠ A♠"), (1, "K♣ Q♣ 10♥")]
     st = fabricate(hands, history, (1, "9♣ A♣"), declarer=1)
+    assert st.deal is not None and st.deal.taken == (69, 17, 0) and st.to_act == 0
     for seed in range(3):
-        assert _choose(st, level, seed) == Action("play", card=C.parse("10♣"))
+        assert _choose(st, "hard", seed) == Action("play", card=C.parse("J♣"))
 
 
 @pytest.mark.parametrize("level", LEVELS)
