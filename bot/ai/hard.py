@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from itertools import combinations
 
-from bot.engine.cards import MARRIAGE_VALUES
+from bot.engine.cards import MARRIAGE_VALUES, round5
 from bot.engine.state import (
     BID,
     CONCEDE,
@@ -70,11 +70,22 @@ DEFENDER_OWN = True
 OWN_WEIGHT = 1.0
 OWN_PROBES = (5, 10, 15, 20, 25, 30, 35, 40)
 OWN_PROBE_WEIGHT = 5.0
+# ... counted as the score sheet counts them: rounded to 5 (a remainder of 3 or 4 up), so
+# exact values are rounded and the questions sit where the rounded score steps (a total
+# of 3, 8, 13, ... card points), not at 5, 10, 15, ...
+OWN_ROUNDED = True
 # such a defender's view of a point the declarer takes, in the exact search of the last
 # tricks: the "made" term already prices the contract, and beyond it a declarer's card
 # points count for nothing, while each is one the other defender (an opponent in the
 # game too) does not take; so +0.5, the same as -0.5 for each of the other defender's
 OWN_DECL_WEIGHT = 0.5
+
+
+def own_steps(mine: int, n: int) -> tuple[int, ...]:
+    """The first ``n`` numbers of points more at which a defender holding ``mine`` card
+    points scores 5 more on the sheet (its points are rounded to 5, 3 and 4 up)."""
+    first = (3 - mine) % 5 or 5
+    return tuple(first + 5 * i for i in range(n))
 
 
 def highest_reached(solver: Solver, hands: list[int], me: int, values: Sequence[int]) -> int:
@@ -603,6 +614,8 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
     own_search = DEFENDER_OWN and k == 3 and not my_side_decl
     if size <= PROBE_CARDS and not own_search:
         probes = (*probes, (need + 20, 10.0), (need - 20, 10.0))
+    mine = view.taken[view.seat]  # this seat's card points so far
+    own_probes = own_steps(mine, len(OWN_PROBES)) if OWN_ROUNDED else OWN_PROBES
     totals = [0.0] * len(moves)
     made_n = [0.0] * len(moves)
     samples = 0
@@ -631,8 +644,11 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
                         u = -2 * contract * made + (OWN_DECL_WEIGHT if own_search
                                                     else -0.5) * v
                         if own is not None:  # and its own points
-                            u += OWN_WEIGHT * (-extra + own.value_after(
-                                hands, me, trick, trump, won, card, declare))
+                            o = -extra + own.value_after(hands, me, trick, trump, won, card,
+                                                         declare)
+                            if OWN_ROUNDED:
+                                o = round5(mine + o) - mine
+                            u += OWN_WEIGHT * o
                     hits.append(made)
                 else:
                     u = 0.0
@@ -645,7 +661,7 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
                     if not my_side_decl:
                         u = -u
                     if own is not None:  # does it take t points or more itself?
-                        for t in OWN_PROBES:
+                        for t in own_probes:
                             m = -extra + own.value_after(hands, me, trick, trump, won, card,
                                                          declare, t - 1 + extra, t + extra)
                             u += OWN_PROBE_WEIGHT * (m >= t)

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.ai import choose_action
+from bot.ai import choose_action, hard
 from bot.engine import cards as C
 from bot.engine.game import apply, deal, new_game
 from bot.engine.rules import make_rules
@@ -173,7 +173,16 @@ def test_without_its_own_points_a_defender_leaves_the_choice_to_normal(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # counted for the defenders together the two cards tie and the tie goes to
     # ``normal``'s nine: so the test above tests the defender's own count
-    from bot.ai import hard
-
     monkeypatch.setattr(hard, "DEFENDER_OWN", False)
     assert _choose(_settled(), "hard", 0) == Action("play", card=C.parse("9♣"))
+
+
+@pytest.mark.parametrize("mine", range(0, 121))
+def test_a_defenders_questions_sit_where_its_rounded_score_steps(mine: int) -> None:
+    # the sheet rounds a defender's card points to 5 (3 and 4 up): the questions "t points
+    # more?" are asked exactly where one more point adds 5 to the sheet, and nowhere else
+    steps = hard.own_steps(mine, 8)
+    assert len(steps) == 8
+    jumps = [t for t in range(1, 45) if C.round5(mine + t) > C.round5(mine + t - 1)]
+    assert list(steps) == jumps[:8]
+    assert all(C.round5(mine + t) - C.round5(mine + t - 1) == 5 for t in steps)
