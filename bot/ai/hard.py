@@ -79,6 +79,11 @@ OWN_ROUNDED = True
 # points count for nothing, while each is one the other defender (an opponent in the
 # game too) does not take; so +0.5, the same as -0.5 for each of the other defender's
 OWN_DECL_WEIGHT = 0.5
+# the weight of the contract (made or failed, times the contract) in such a defender's
+# utility, beside its own points at 1 a point
+OWN_MADE_WEIGHT = 2.0
+# the declarer's card points beyond the contract, a point (exact search of the last tricks)
+DECL_POINTS_WEIGHT = 0.25
 
 
 def own_steps(mine: int, n: int) -> tuple[int, ...]:
@@ -610,8 +615,9 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
             moves.append((a, a.card, a.kind == DECLARE, 0))
     # with many cards left only "does the declarer make it?"; then also "by 20 more or less?"
     # (not for a defender of three, whose own points are asked instead)
-    probes: tuple[tuple[int, float], ...] = ((need, 2.0 * contract),)
     own_search = DEFENDER_OWN and k == 3 and not my_side_decl
+    made_weight = (OWN_MADE_WEIGHT if own_search else 2.0) * contract
+    probes: tuple[tuple[int, float], ...] = ((need, made_weight),)
     if size <= PROBE_CARDS and not own_search:
         probes = (*probes, (need + 20, 10.0), (need - 20, 10.0))
     mine = view.taken[view.seat]  # this seat's card points so far
@@ -639,9 +645,9 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
                     v = extra + solver.value_after(hands, me, trick, trump, won, card, declare)
                     made = v >= need
                     if my_side_decl:
-                        u = 2 * contract * made + 0.25 * v
+                        u = made_weight * made + DECL_POINTS_WEIGHT * v
                     else:
-                        u = -2 * contract * made + (OWN_DECL_WEIGHT if own_search
+                        u = -made_weight * made + (OWN_DECL_WEIGHT if own_search
                                                     else -0.5) * v
                         if own is not None:  # and its own points
                             o = -extra + own.value_after(hands, me, trick, trump, won, card,
