@@ -54,7 +54,8 @@ class Outlook:
         return sum(self.weights)
 
 
-def _cap(view: TableView, hand: frozenset[int]) -> int:
+def cap_of(view: TableView, hand: frozenset[int]) -> int:
+    """The highest contract the declarer may name holding ``hand`` (RULES.md §2.4)."""
     r = view.rules
     if not r.bid_needs_marriage:
         return r.max_bid
@@ -116,7 +117,7 @@ def outlook(view: TableView, rng: random.Random, deadline: float | None = None,
             est, out = kept_estimate(view, hand, 2, give=True)
             ws.append(w)
             es.append(est)
-            cs.append(_cap(view, hand - set(out)))
+            cs.append(cap_of(view, hand - set(out)))
         return Outlook(tuple(ws), tuple(es), tuple(cs), SD8)
     if len(order) == 2 and not view.rules.stock_mode:
         if len(unknown) != 14 or len(mine) != 10:
@@ -129,7 +130,7 @@ def outlook(view: TableView, rng: random.Random, deadline: float | None = None,
             est, out = kept_estimate(view, hand, drop, give=give)
             ws.append(1.0)
             es.append(est)
-            cs.append(_cap(view, hand - set(out)))
+            cs.append(cap_of(view, hand - set(out)))
         return Outlook(tuple(ws), tuple(es), tuple(cs), SD2)
     return None
 

@@ -356,8 +356,8 @@ SOLVER_PASS = False  # three players: choose among them on open-card deals (too 
 def choose_pass(view: TableView, rng: random.Random | None = None,
                 deadline: float | None = None) -> Action:
     options = _pass_options(view)
-    est, out = options[0]
-    if any(a.kind == REDEAL for a in view.legal) and chance_at_least(est, view.bid, SD8) < 0.3:
+    out = options[0][1]
+    if any(a.kind == REDEAL for a in view.legal) and talon_redeal(view, out):
         return Action(REDEAL)
     if SOLVER_PASS and rng is not None and deadline is not None and len(view.active) == 3:
         cands = [o for _, o in options[:PASS_CANDIDATES]]
@@ -366,6 +366,34 @@ def choose_pass(view: TableView, rng: random.Random | None = None,
         i = pass_pick(view, cands, rng, _soon(deadline, 0.9))
         out = cands[i]
     return Action(GIVE, card=out[0])
+
+
+TALON_REDEAL_BY_STANDING = True  # False: main's rule before issue 21 (a chance below 0.3)
+
+
+def talon_redeal(view: TableView, out: tuple[int, ...]) -> bool:
+    """Whether the declarer, offered a redeal on seeing the talon, takes it: when the
+    expected standing in the game of playing the best contract on the hand it keeps
+    (letting ``out`` go) is below that of a redeal, in which nobody scores. A deal
+    played gives the defenders points too (``standing.declarer_outcomes``), so at equal
+    totals a contract must be made about 60% of the time to be worth playing, not 50%."""
+    keep = frozenset(view.hand) - set(out)
+    est = fitted_points(keep, HARD_WEIGHTS8) + bidding.PLAY_EDGE
+    if not TALON_REDEAL_BY_STANDING:
+        return chance_at_least(_pass_options(view)[0][0], view.bid, SD8) < 0.3
+    step = max(view.rules.bid_step, 1)
+    cap = max(bidding.cap_of(view, keep), view.bid)
+    best_c, best_p = view.bid, chance_at_least(est, view.bid, SD8)
+    for c in range(view.bid, cap + 1, step):
+        p = chance_at_least(est, c, SD8)
+        if c * (2 * p - 1) > best_c * (2 * best_p - 1):
+            best_c, best_p = c, p
+    factor = 2 if view.kind.value in ("dark", "golden") else 1
+    play = standing.game_value(view, standing.declarer_outcomes(
+        view, view.seat, best_c, best_p, factor))
+    redeal = standing.game_value(view, [standing.Outcome(1.0, (0,) * len(view.totals),
+                                                         played=False)])
+    return redeal > play
 
 
 def pass_pick(view: TableView, cands: list[tuple[int, ...]], rng: random.Random,
@@ -493,7 +521,7 @@ def choose_contract(view: TableView, rng: random.Random | None = None,
 def contract_decision(view: TableView, rng: random.Random | None = None,
                       deadline: float | None = None) -> tuple[Action, float]:
     """The contract (or concession) and the chance of reaching it (of the bid: conceding)."""
-    est = fitted_points(view.hand, HARD_WEIGHTS8) + 5.0  # its own play beats ``normal``'s
+    est = fitted_points(view.hand, HARD_WEIGHTS8) + bidding.PLAY_EDGE
     values = sorted(a.value for a in view.legal if a.kind == CONTRACT)
     chance = {c: chance_at_least(est, c, SD8) for c in values}
     if rng is not None and deadline is not None and len(values) > 1:

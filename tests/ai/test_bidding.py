@@ -14,7 +14,7 @@ import pytest
 from bot.ai import bidding, hard, standing
 from bot.engine.game import apply, deal, derive_seed, layout_from_seed, new_game
 from bot.engine.rules import make_rules
-from bot.engine.state import BID, CONTRACT, PASS, Action, Layout, Phase
+from bot.engine.state import BID, CONTRACT, PASS, REDEAL, Action, Layout, Phase
 from bot.engine.views import TableView, view
 
 NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
@@ -194,3 +194,47 @@ def test_the_sitter_bids_with_a_small_chance() -> None:
     assert hard.BARREL_BID <= p < 0.3  # main's hard passed below 0.3
     act = hard.choose(v, random.Random(1), time.monotonic() + 0.5)
     assert act == Action(BID, value=120)
+
+
+# --- the declarer's redeal on seeing the talon (``hard.talon_redeal``) ------------------
+
+BAD_TALON = (card(SPADES, NINE), card(CLUBS, NINE), card(DIAMONDS, JACK))  # two nines
+
+
+def talon_view(hand: tuple[int, ...]) -> TableView:
+    """Three players at 0 each, dealer 0: the forehand (1) holds ``hand``, both others
+    pass, it takes the talon of two nines and a jack and may ask for a redeal."""
+    rules = make_rules("classic", redeal_hand_below=None, redeal_four_jacks=False,
+                       redeal_three_nines="off", redeal_four_nines=False)
+    rest = [c for c in range(24) if c not in hand and c not in BAD_TALON]
+    layout = Layout((tuple(rest[:7]), tuple(sorted(hand)), tuple(rest[7:14])), BAD_TALON)
+    st = deal(new_game(rules, seed=None, first_dealer=0), layout)
+    while st.phase == Phase.BIDDING:
+        st = apply(st, Action(PASS))
+    while st.phase == Phase.TALON:
+        st = apply(st, view(st, st.to_act).legal[0])
+    v = view(st, 1)
+    assert v.phase == Phase.PASSING and Action(REDEAL) in v.legal
+    return v
+
+
+@pytest.mark.parametrize(("hand", "redeal"), [
+    ((1, 4, 10, 14, 15, 16, 23), False),  # made about 84% of the time at 100: play it
+    ((1, 4, 9, 14, 15, 20, 23), False),  # about 58%: still worth more than a redeal
+    ((2, 3, 5, 7, 11, 18, 20), True),  # about 44%: the defenders' points tip it
+    ((2, 4, 7, 9, 14, 16, 18), True),  # hopeless
+])
+def test_the_talon_redeal_weighs_the_game(hand: tuple[int, ...], redeal: bool) -> None:
+    """A contract made a bit under half the time is not worth playing: the defenders take
+    their points either way, so the redeal (nobody scores) is worth more in the game.
+    main before issue 21 asked only below a 30% chance and kept that hand."""
+    v = talon_view(hand)
+    out = hard._pass_options(v)[0][1]
+    assert hard.talon_redeal(v, out) is redeal
+    assert (hard.choose_pass(v) == Action(REDEAL)) is redeal
+
+
+def test_the_old_talon_rule_kept_a_coin_flip(monkeypatch: pytest.MonkeyPatch) -> None:
+    v = talon_view((2, 3, 5, 7, 11, 18, 20))
+    monkeypatch.setattr(hard, "TALON_REDEAL_BY_STANDING", False)
+    assert hard.choose_pass(v) != Action(REDEAL)
