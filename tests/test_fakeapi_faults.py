@@ -15,7 +15,7 @@ from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.request import HTTPXRequest
 
 from tests.fakeapi import FakeTelegramServer, default_spec
-from tests.fakeapi.server import BAD_GATEWAY, LATE, fault_kind
+from tests.fakeapi.server import BAD_GATEWAY, LATE, SLOW, fault_kind
 
 KEYBOARD = InlineKeyboardMarkup([[InlineKeyboardButton("Play", callback_data="play")]])
 OTHER_KEYBOARD = InlineKeyboardMarkup([[InlineKeyboardButton("Pass", callback_data="pass")]])
@@ -99,6 +99,26 @@ async def test_a_late_answer_within_the_timeout_arrives(server: FakeTelegramServ
         assert rec.fault == LATE and not rec.abandoned
         fast = await bot.send_message(GROUP, "fast")  # scripted: only the next one
         assert fast.text == "fast" and len(server.faulted) == 1
+
+
+async def test_a_slow_request_runs_and_counts_when_it_arrives(
+    server: FakeTelegramServer,
+) -> None:
+    """SLOW: the request reaches Telegram late; nothing of it shows before, and the group's
+    rate limit counts it from its arrival, after a quick one sent later."""
+    async with impatient_bot(server, read_timeout=4.0) as bot:
+        server.slow_next("send", 0.5)
+        started = server.clock()
+        slow = asyncio.create_task(bot.send_message(GROUP, "slow"))
+        await server.wait_for(lambda: server.faulted, what="the slow send")
+        assert not server.chat(GROUP).bot_messages()  # not arrived yet
+        fast = await bot.send_message(GROUP, "fast")
+        sent = await slow
+        assert sent.message_id > fast.message_id  # it ran when it arrived
+        [rec] = server.faulted
+        assert rec.fault == SLOW and rec.fault_delay == 0.5 and rec.ok
+        assert rec.time - started >= 0.5
+        assert server.request_times(GROUP)[-1] == rec.time  # counted last: on arrival
 
 
 async def test_other_requests_go_on_while_an_answer_is_held_back(

@@ -72,7 +72,8 @@ class Coordination:
         )
         return None if value is None else str(value)
 
-    async def group_send(self, chat_id: int, limit: int, window: float) -> float:
+    async def group_send(self, chat_id: int, limit: int,
+                         window: float) -> tuple[float, float | None]:
         check_time("window", window)
         if limit < 1:
             raise ValueError(f"limit must be >= 1, got {limit}")
@@ -86,10 +87,17 @@ class Coordination:
                 "SELECT at FROM group_sends WHERE chat_id = $1 ORDER BY at DESC LIMIT $2",
                 chat_id, limit)
             if len(rows) >= limit:
-                return max(0.001, float(rows[limit - 1]["at"]) + window - now)
+                return max(0.001, float(rows[limit - 1]["at"]) + window - now), None
             await conn.execute("INSERT INTO group_sends (chat_id, at) VALUES ($1, $2)",
                                chat_id, now)
-        return 0.0
+        return 0.0, now
+
+    async def group_sent(self, chat_id: int, counted: float) -> None:
+        async with self._pg.tx() as (conn, now):
+            await conn.execute(
+                "UPDATE group_sends SET at = $1 WHERE ctid = (SELECT ctid FROM group_sends"
+                " WHERE chat_id = $2 AND at = $3 LIMIT 1)",
+                max(now, counted), check_int64("chat_id", chat_id), counted)
 
     async def claim_message(self, chat_id: int, slot: str, owner: str, *,
                             stale_after: float = 30.0) -> tuple[bool, int | None]:

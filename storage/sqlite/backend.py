@@ -376,8 +376,12 @@ class Storage:
     async def lease_owner(self, game_id: int) -> str | None:
         return await self._coord.lease_owner(game_id)
 
-    async def group_send(self, chat_id: int, limit: int, window: float) -> float:
+    async def group_send(self, chat_id: int, limit: int,
+                         window: float) -> tuple[float, float | None]:
         return await self._coord.group_send(chat_id, limit, window)
+
+    async def group_sent(self, chat_id: int, counted: float) -> None:
+        await self._coord.group_sent(chat_id, counted)
 
     async def claim_message(self, chat_id: int, slot: str, owner: str, *,
                             stale_after: float = 30.0) -> tuple[bool, int | None]:

@@ -86,10 +86,12 @@ class Coordination:
             )
         return None if row is None else str(row["owner"])
 
-    async def group_send(self, chat_id: int, limit: int, window: float) -> float:
+    async def group_send(self, chat_id: int, limit: int,
+                         window: float) -> tuple[float, float | None]:
         """One request to the group ``chat_id`` if fewer than ``limit`` were made (by every
-        process) in the last ``window`` seconds: it is counted and 0.0 returned; otherwise
-        nothing is counted and the seconds until there is room are returned."""
+        process) in the last ``window`` seconds: it is counted and ``(0.0, counted)``
+        returned (``counted``: the time it is counted at, for ``group_sent``); otherwise
+        nothing is counted and ``(seconds until there is room, None)`` returned."""
         check_time("window", window)
         if limit < 1:
             raise ValueError(f"limit must be >= 1, got {limit}")
@@ -101,10 +103,21 @@ class Coordination:
                 "SELECT at FROM group_sends WHERE chat_id = ? ORDER BY at DESC LIMIT ?",
                 (chat_id, limit))
             if len(rows) >= limit:
-                return max(0.001, float(rows[limit - 1]["at"]) + window - now)
+                return max(0.001, float(rows[limit - 1]["at"]) + window - now), None
             await db.execute("INSERT INTO group_sends (chat_id, at) VALUES (?, ?)",
                              (chat_id, now))
-        return 0.0
+        return 0.0, now
+
+    async def group_sent(self, chat_id: int, counted: float) -> None:
+        """The request counted at ``counted`` (``group_send``) is over: it counts from now.
+        Telegram counts a request when it arrives, which is after it was counted here and
+        no later than its answer; counting each from its answer keeps every window true
+        however long the request took."""
+        db = self._db
+        async with db.write() as now:
+            await db.execute(
+                "UPDATE group_sends SET at = ? WHERE rowid = (SELECT rowid FROM group_sends"
+                " WHERE chat_id = ? AND at = ? LIMIT 1)", (max(now, counted), chat_id, counted))
 
     async def claim_message(self, chat_id: int, slot: str, owner: str, *,
                             stale_after: float = 30.0) -> tuple[bool, int | None]:

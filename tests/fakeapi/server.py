@@ -165,9 +165,10 @@ Faults (issue 22), as switches; all off by default.  A method's kind (fault_kind
         #   for kind in ("send", "edit", "answer"):
         #       server.set_faults(kind, fail=0.08, delay=0.03, delay_seconds=12, seed=22)
     fail_next(target, count=1) / delay_next(target, seconds, count=1)   # scripted, first
+    slow_next(target, seconds, count=1)   # SLOW: the request arrives (and runs) N s late
     clear_faults()
     Records: ``faulted`` (the RecordedRequests, in order) and on each RecordedRequest .fault
-        (BAD_GATEWAY / LATE / None), .fault_delay, .abandoned (the client hung up on a LATE
+        (BAD_GATEWAY / LATE / SLOW / None), .fault_delay, .abandoned (the client hung up on a LATE
         answer, or the server stopped first).  A 502 is in ``errors`` and not in the group's
         budget; requests failing the spec check are refused before any fault.
     duplicates(chat=None, *, window=None) -> list[list[FakeMessage]]: messages the bot posted
@@ -255,6 +256,7 @@ __all__ = [
     "MESSAGE_METHODS",
     "NOT_A_FORUM",
     "NOT_MODIFIED",
+    "SLOW",
     "THREAD_NOT_FOUND",
     "TOPIC_CLOSED",
     "TOPIC_DELETED",
@@ -462,6 +464,7 @@ class WebhookDelivery:
 
 BAD_GATEWAY: Final = "bad_gateway"  # answered 502 before the method ran
 LATE: Final = "late"  # the method ran; its answer was held back for a while
+SLOW: Final = "slow"  # the request reached the server late: the method ran after a while
 BAD_GATEWAY_PAGE: Final = (
     "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad "
     "Gateway</h1></center>\r\n<hr><center>nginx/1.18.0</center>\r\n</body>\r\n</html>\r\n"
@@ -492,7 +495,8 @@ def fault_kind(method: str) -> str | None:
 
 @dataclass(frozen=True)
 class Fault:
-    """One injected fault: BAD_GATEWAY, or LATE with the seconds the answer waits."""
+    """One injected fault: BAD_GATEWAY, LATE with the seconds the answer waits, or SLOW
+    with the seconds the request takes to arrive."""
 
     kind: str
     seconds: float = 0.0
@@ -1767,6 +1771,13 @@ class FakeTelegramServer:
         self._fault_script.setdefault(self._fault_key(target), []).extend(
             [Fault(LATE, seconds)] * count)
 
+    def slow_next(self, target: str, seconds: float, count: int = 1) -> None:
+        """The next ``count`` calls of ``target`` reach the server ``seconds`` late (a
+        congested network, a client that stalled after deciding to send): the method runs
+        then, and Telegram's limits count it from then (its ``time``)."""
+        self._fault_script.setdefault(self._fault_key(target), []).extend(
+            [Fault(SLOW, seconds)] * count)
+
     def clear_faults(self) -> None:
         """No more faults (rules and scripted ones); ``faulted`` keeps what happened."""
         self._fault_rules.clear()
@@ -2279,6 +2290,16 @@ class FakeTelegramServer:
         fault = self._draw_fault(method.name)
         if fault is not None and fault.kind == BAD_GATEWAY:
             return self._bad_gateway(rec, fault)
+        if fault is not None and fault.kind == SLOW:  # it arrives now: counted from now
+            self._record_fault(rec, fault)
+            fault = None
+            try:
+                await asyncio.sleep(rec.fault_delay)
+            except asyncio.CancelledError:
+                rec.abandoned = True
+                self._notify()
+                raise
+            rec.time = self.clock()
         try:
             result = await handler(params, rec)
         except ApiError as exc:

@@ -102,19 +102,42 @@ async def test_group_budget_counts_every_process(backend: Backend) -> None:
         b_cm = backend.open(clock=clock_b) if backend.persistent else None
         b = await b_cm if b_cm is not None else a
         try:
-            waits = []
+            answers = []
             for i in range(5):
-                waits.append(await (a if i % 2 else b).group_send(CHAT, 3, 60.0))
-            assert waits[:3] == [0.0, 0.0, 0.0]
-            assert all(w > 0 for w in waits[3:])  # full: nothing counted
-            assert await a.group_send(-999, 3, 60.0) == 0.0  # another group: its own
-            wait = await a.group_send(CHAT, 3, 60.0)
+                answers.append(await (a if i % 2 else b).group_send(CHAT, 3, 60.0))
+            assert [w for w, _ in answers[:3]] == [0.0, 0.0, 0.0]
+            assert all(at is not None for _, at in answers[:3])
+            assert all(w > 0 and at is None for w, at in answers[3:])  # full: not counted
+            assert (await a.group_send(-999, 3, 60.0))[0] == 0.0  # another group: its own
+            wait, _ = await a.group_send(CHAT, 3, 60.0)
             assert 50.0 < wait <= 60.0  # until the oldest of the three leaves the window
             clock.now += wait
-            assert await b.group_send(CHAT, 3, 60.0) == 0.0
+            assert (await b.group_send(CHAT, 3, 60.0))[0] == 0.0
         finally:
             if b is not a:
                 await b.close()
+
+
+async def test_a_slow_request_counts_from_its_answer(backend: Backend) -> None:
+    """Telegram counts a request when it arrives, which may be long after the budget
+    counted it (a busy process): once over, it counts from then (``group_sent``), so the
+    window does not open 60 s after the count while the request arrived 5 s later."""
+    clock = FakeClock()
+    async with backend.open(clock=clock) as a:
+        w1, slow = await a.group_send(CHAT, 2, 60.0)
+        w2, quick = await a.group_send(CHAT, 2, 60.0)
+        assert w1 == w2 == 0.0 and slow is not None and quick is not None
+        await a.group_sent(CHAT, quick)  # answered at once
+        clock.now += 5.0
+        await a.group_sent(CHAT, slow)  # answered 5 s after it was counted
+        clock.now += 56.0  # 61 s after both were counted: only the quick one has left
+        wait, counted = await a.group_send(CHAT, 2, 60.0)
+        assert wait == 0.0 and counted is not None  # one place: the quick one's
+        wait, counted = await a.group_send(CHAT, 2, 60.0)
+        assert counted is None and 0.0 < wait <= 5.0  # until 60 s after the slow answer
+        await a.group_sent(-999, 123.0)  # nothing counted there: nothing happens
+        clock.now += wait
+        assert (await a.group_send(CHAT, 2, 60.0))[0] == 0.0
 
 
 async def test_a_message_is_claimed_once_and_its_id_shared(

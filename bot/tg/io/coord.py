@@ -14,7 +14,9 @@ statement.  ``SharedCoordinator`` (several processes, e.g. with ``DATABASE_URL``
   expired leases of playing games every ``claim_every`` seconds and restores those games
   (the takeover when a process dies).
 * **group budget** — ``SharedSends.group_send``: one transaction counts the group's
-  requests of the last minute made by every process and records this one if there is room.
+  requests of the last minute made by every process and records this one if there is room;
+  ``group_done`` moves it to the time its answer came (Telegram counts it on arrival,
+  between the two), so a slow request cannot make the window open early.
 * **who edits** — ``SharedSends.may_show``: a game's messages are edited only by its lease
   holder, asked just before each edit (a copy in another process may be older).
 * **what a message shows** — ``SharedSends.begin_edit`` / ``end_edit``: the digest of the
@@ -60,7 +62,10 @@ class CoordStore(Protocol):
 
     async def release_leases(self, owner: str) -> int: ...
 
-    async def group_send(self, chat_id: int, limit: int, window: float) -> float: ...
+    async def group_send(self, chat_id: int, limit: int,
+                         window: float) -> tuple[float, float | None]: ...
+
+    async def group_sent(self, chat_id: int, counted: float) -> None: ...
 
     async def claim_message(self, chat_id: int, slot: str, owner: str, *,
                             stale_after: float = 30.0) -> tuple[bool, int | None]: ...
@@ -180,9 +185,24 @@ class SharedSends:
     def __init__(self, store: CoordStore, owner: str) -> None:
         self.store = store
         self.owner = owner
+        self.counted: dict[int, float] = {}  # a group's request counted and not yet over
 
     async def group_send(self, chat_id: int, limit: int, window: float) -> float:
-        return await self.store.group_send(chat_id, limit, window + BUDGET_MARGIN)
+        """0.0: the request is counted (call ``group_done`` when it is over); or the
+        seconds to wait, nothing counted.  A chat's requests go one at a time."""
+        wait, counted = await self.store.group_send(chat_id, limit, window + BUDGET_MARGIN)
+        if counted is not None:
+            self.counted[chat_id] = counted
+        return wait
+
+    async def group_done(self, chat_id: int) -> None:
+        """The request counted last for ``chat_id`` is over (answered, refused or given
+        up): it counts from now, since Telegram counted it on arrival, which may have been
+        later than ``group_send`` (a slow database, a busy process): counted from before,
+        the shared window would open early and the group get a 429."""
+        counted = self.counted.pop(chat_id, None)
+        if counted is not None:
+            await self.store.group_sent(chat_id, counted)
 
     async def claim(self, chat_id: int, slot: str) -> tuple[bool, int | None]:
         return await self.store.claim_message(chat_id, slot, self.owner)

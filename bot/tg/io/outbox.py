@@ -42,7 +42,8 @@
   virtual-time loop.
 * Several processes (``shared``, a ``coord.SharedSends``): a group's request is also
   counted in the database (``group_send``: the budget holds across processes; a request
-  waits while the shared window is full), and a new message of a named slot (a table, a
+  waits while the shared window is full; once answered it counts from its answer,
+  ``group_done``, as the local window does), and a new message of a named slot (a table, a
   hand, a lobby) is claimed under its key before it is sent: only the claimer sends and
   stores the message id at once; another process finds the id and edits that message.
   Renamed slots (a lobby becoming the table, ``/table``) are recorded before the chat's
@@ -267,6 +268,8 @@ class Shared(Protocol):
     """Coordination with other processes (``bot.tg.io.coord.SharedSends``)."""
 
     async def group_send(self, chat_id: int, limit: int, window: float) -> float: ...
+
+    async def group_done(self, chat_id: int) -> None: ...
 
     async def claim(self, chat_id: int, slot: str) -> tuple[bool, int | None]: ...
 
@@ -633,6 +636,14 @@ class Outbox:
         limit = b.limit if slot.fresh or slot.upload is not None else max(1, b.limit - b.reserve)
         return await self.shared.group_send(q.chat_id, limit, b.window)
 
+    async def _group_done(self, q: ChatQueue) -> None:
+        """Shared: the request counted by ``_shared_budget`` is over; it counts from now."""
+        assert self.shared is not None
+        try:
+            await self.shared.group_done(q.chat_id)
+        except Exception as e:  # the database failed: it stays counted from before
+            log.warning("chat %s: the shared budget not updated: %s", q.chat_id, e)
+
     def _pick(self, q: ChatQueue, now: float) -> tuple[Slot | None, float]:
         """The next request of ``q``, or None and how long to wait (inf: nothing to do).
 
@@ -714,6 +725,8 @@ class Outbox:
                     q.current = None
                     if q.budget is not None:
                         q.budget.record(loop.time())
+                    if self.shared is not None and q.budget is not None:
+                        await self._group_done(q)
         except asyncio.CancelledError:
             raise
         except Exception:  # pragma: no cover - a bug; keep the bot alive
