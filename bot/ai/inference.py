@@ -15,6 +15,11 @@ the log-likelihood of the other seats' observed actions under a softened model o
   when the rules let it) while holding a king and queen of a suit, and did not declare;
 - **cards played under an opponent's trick**: a follower that does not take a trick its
   opponents hold mostly plays its cheapest card that does not take it;
+- **the contract named** (a defender's view of a normal deal of three): the declarer names,
+  after seeing the talon, about the contract with the best expected score on the fitted
+  estimate of the eight cards it kept (``evaluate.HARD_WEIGHTS8``); a raise says the hand
+  is strong, a contract left at the bid that it is not (a softmax over the contracts it
+  could have named, ``CONTRACT_SPREAD``, with a floor);
 - (suits not followed, marriages declared and the shown talon are already hard facts in
   ``knowledge``).
 
@@ -31,7 +36,7 @@ from bot.engine.cards import KING, POINTS, QUEEN
 from bot.engine.state import Kind
 from bot.engine.views import TableView
 
-from .evaluate import HARD_WEIGHTS7, fitted_points
+from .evaluate import HARD_WEIGHTS7, HARD_WEIGHTS8, SD8, chance_at_least, fitted_points
 from .knowledge import Knowledge, World
 
 TEMPER = 0.5
@@ -43,6 +48,9 @@ BID_FLOOR = 0.05  # the least chance of any bid or pass
 NO_DECLARE = 0.3  # chance that a seat able to declare a marriage leads without declaring
 PLAY_SPREAD = 3.0  # softness (points) of "the cheapest card under an opponent's trick"
 PLAY_FLOOR = 0.2  # share of a uniform choice in that model
+CONTRACT_SPREAD = 10.0  # softness (points of expected score) of the contract model
+CONTRACT_FLOOR = 0.2  # share of a uniform choice among the contracts in that model
+CONTRACT_MODEL = True
 
 _PAIRS = tuple((1 << (6 * s + KING)) | (1 << (6 * s + QUEEN)) for s in range(4))
 _SUIT = tuple(0x3F << (6 * s) for s in range(4))
@@ -76,6 +84,29 @@ def bid_events(view: TableView) -> list[tuple[int, int, bool]]:
             out.append((seat, b, True))
             cur = b
     return out
+
+
+def contract_log_likelihood(hand: frozenset[int], bid: int, named: int, cap: int,
+                            step: int, edge: float) -> float:
+    """log P(naming ``named`` on a bid of ``bid`` | the eight cards kept), under a soft
+    version of "the contract with the best expected score" (``cap``: the highest allowed)."""
+    if named > cap or named < bid:
+        return log(CONTRACT_FLOOR / 8)  # cannot happen in this world (a hard fact elsewhere)
+    est = fitted_points(hand, HARD_WEIGHTS8) + edge
+    evs = []
+    c = bid
+    while c <= cap:
+        evs.append((c, c * (2 * chance_at_least(est, c, SD8) - 1)))
+        c += step
+    top = max(v for _c, v in evs)
+    den = 0.0
+    num = 0.0
+    for c, v in evs:
+        e = exp((v - top) / CONTRACT_SPREAD)
+        den += e
+        if c == named:
+            num = e
+    return log(CONTRACT_FLOOR / len(evs) + (1 - CONTRACT_FLOOR) * num / den)
 
 
 def bids_log_likelihood(events: list[tuple[int, int, bool]],
@@ -155,7 +186,15 @@ class Inference:
                     win_seat, win_card = seat, c
             if len(cards) == len(view.active):
                 rights.add(win_seat)
-        self.empty = not (self.bids or self.leads or self.unders)
+        # the contract the declarer named (a defender's view of a normal deal of three)
+        self.contract: tuple[int, int, int] | None = None
+        if (CONTRACT_MODEL and me != decl and decl >= 0 and view.kind == Kind.NORMAL
+                and len(view.active) == 3 and view.contract >= view.bid > 0):
+            from . import bidding  # (bidding imports this module)
+            self._cap_of = bidding.cap_of
+            self._edge = bidding.PLAY_EDGE
+            self.contract = (decl, view.bid, view.contract)
+        self.empty = not (self.bids or self.leads or self.unders or self.contract)
 
     def log_likelihood(self, world: World) -> float:
         if self.empty:
@@ -164,6 +203,11 @@ class Inference:
         if self.bids:
             hands = {s: self.know.orig_hand(world, s) for s in {e[0] for e in self.bids}}
             total += bids_log_likelihood(self.bids, hands)
+        if self.contract is not None:
+            decl, bid, named = self.contract
+            hand = frozenset(world.hands[decl]) | self.know.played_by[decl]
+            total += contract_log_likelihood(hand, bid, named, self._cap_of(self.view, hand),
+                                             self.view.rules.bid_step, self._edge)
         masks: dict[int, int] = {}
         for s, cards in world.hands.items():
             m = 0

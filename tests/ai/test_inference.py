@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 
-from bot.ai.inference import Inference, bid_chance, bid_events
+from bot.ai.inference import Inference, bid_chance, bid_events, contract_log_likelihood
 from bot.ai.knowledge import Knowledge, World
+from bot.engine.cards import parse_cards
 from bot.engine.rules import make_rules
 from bot.engine.state import GameState
 from bot.engine.views import view
@@ -64,3 +65,36 @@ def test_the_real_deal_is_more_likely_than_the_sampled_ones() -> None:
         sampled_ll.append(sum(lls) / len(lls))
     assert len(real_ll) >= 40
     assert sum(real_ll) / len(real_ll) > sum(sampled_ll) / len(sampled_ll) + 0.5
+
+
+def test_the_contract_named_says_how_strong_the_declarer_is() -> None:
+    """A contract left at the bid is likelier from a weak hand, a raise to 160 from one
+    with marriages: a defender weighs the declarer's hand by the contract it named."""
+    strong = frozenset(parse_cards("AH TH KH QH AS TS AD KD"))
+    weak = frozenset(parse_cards("9H JH 9S JS QS 9D JD QC"))
+    assert contract_log_likelihood(weak, 100, 100, 120, 5, 5.0) > \
+        contract_log_likelihood(strong, 100, 100, 200, 5, 5.0) + 2
+    assert contract_log_likelihood(strong, 100, 160, 200, 5, 5.0) > \
+        contract_log_likelihood(weak, 100, 160, 200, 5, 5.0) + 1
+    # above what the hand allows: only the floor
+    assert contract_log_likelihood(weak, 100, 140, 120, 5, 5.0) < \
+        contract_log_likelihood(weak, 100, 120, 120, 5, 5.0)
+
+
+def test_a_defender_reads_the_contract() -> None:
+    """In play, a defender's inference includes the contract (and the declarer's does
+    not: it knows its own hand)."""
+    rules = make_rules("classic")
+    seen = 0
+    for seed in range(40):
+        pos = play_position(rules, seed, 2, mix=0.0)
+        if pos is None:
+            continue
+        _, real = pos
+        assert real.deal is not None
+        for seat in real.deal.active:
+            v = view(real, seat)
+            inf = Inference(v, Knowledge(v))
+            assert (inf.contract is not None) == (seat != v.declarer)
+            seen += 1
+    assert seen >= 30
