@@ -20,6 +20,10 @@ the log-likelihood of the other seats' observed actions under a softened model o
   estimate of the eight cards it kept (``evaluate.HARD_WEIGHTS8``); a raise says the hand
   is strong, a contract left at the bid that it is not (a softmax over the contracts it
   could have named, ``CONTRACT_SPREAD``, with a floor);
+- **the cards passed** (a defender's view, three players): the declarer lets go of about
+  the two cards whose loss costs its fitted estimate least, ``normal``'s charges included
+  (a softmax over the 45 pairs of its ten cards, ``PASS_SPREAD``, with a floor): a king
+  received says the declarer did not hold its queen, a nine that it held little worse;
 - (suits not followed, marriages declared and the shown talon are already hard facts in
   ``knowledge``).
 
@@ -30,12 +34,14 @@ takes all the weight: the weight of a world is ``exp(TEMPER * log L)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 from math import exp, log
 
 from bot.engine.cards import KING, POINTS, QUEEN
 from bot.engine.state import Kind
 from bot.engine.views import TableView
 
+from . import normal
 from .evaluate import HARD_WEIGHTS7, HARD_WEIGHTS8, SD8, chance_at_least, fitted_points
 from .knowledge import Knowledge, World
 
@@ -51,6 +57,9 @@ PLAY_FLOOR = 0.2  # share of a uniform choice in that model
 CONTRACT_SPREAD = 10.0  # softness (points of expected score) of the contract model
 CONTRACT_FLOOR = 0.2  # share of a uniform choice among the contracts in that model
 CONTRACT_MODEL = True
+PASS_SPREAD = 10.0  # softness (points of the fitted estimate) of the passing model
+PASS_FLOOR = 0.2  # share of a uniform choice among the pairs in that model
+PASS_MODEL = True
 
 _PAIRS = tuple((1 << (6 * s + KING)) | (1 << (6 * s + QUEEN)) for s in range(4))
 _SUIT = tuple(0x3F << (6 * s) for s in range(4))
@@ -107,6 +116,26 @@ def contract_log_likelihood(hand: frozenset[int], bid: int, named: int, cap: int
         if c == named:
             num = e
     return log(CONTRACT_FLOOR / len(evs) + (1 - CONTRACT_FLOOR) * num / den)
+
+
+def pass_log_likelihood(view: TableView, hand: frozenset[int], out: frozenset[int]) -> float:
+    """log P(the declarer holding ten cards ``hand`` lets go of the two ``out``)."""
+    den = 0.0
+    num = 0.0
+    n = 0
+    vals = []
+    for pair in combinations(sorted(hand), 2):
+        v = fitted_points(hand.difference(pair), HARD_WEIGHTS8)
+        v -= normal.pass_penalty(view, hand, pair[0]) + normal.pass_penalty(view, hand, pair[1])
+        vals.append((v, pair))
+    top = max(v for v, _p in vals)
+    for v, pair in vals:
+        e = exp((v - top) / PASS_SPREAD)
+        den += e
+        n += 1
+        if out.issuperset(pair):
+            num = e
+    return log(PASS_FLOOR / n + (1 - PASS_FLOOR) * num / den)
 
 
 def bids_log_likelihood(events: list[tuple[int, int, bool]],
@@ -194,7 +223,11 @@ class Inference:
             self._cap_of = bidding.cap_of
             self._edge = bidding.PLAY_EDGE
             self.contract = (decl, view.bid, view.contract)
-        self.empty = not (self.bids or self.leads or self.unders or self.contract)
+        # the cards the declarer passed (one of them to this seat)
+        self.passed = (PASS_MODEL and me != decl and decl >= 0 and view.kind == Kind.NORMAL
+                       and len(view.active) == 3 and view.received >= 0)
+        self.empty = not (self.bids or self.leads or self.unders or self.contract
+                          or self.passed)
 
     def log_likelihood(self, world: World) -> float:
         if self.empty:
@@ -208,6 +241,12 @@ class Inference:
             hand = frozenset(world.hands[decl]) | self.know.played_by[decl]
             total += contract_log_likelihood(hand, bid, named, self._cap_of(self.view, hand),
                                              self.view.rules.bid_step, self._edge)
+        if self.passed:
+            decl = self.view.declarer
+            out = frozenset(c for s, c in world.received.items() if s != decl and c >= 0)
+            if len(out) == 2:
+                hand = frozenset(world.hands[decl]) | self.know.played_by[decl] | out
+                total += pass_log_likelihood(self.view, hand, out)
         masks: dict[int, int] = {}
         for s, cards in world.hands.items():
             m = 0

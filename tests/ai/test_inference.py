@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import random
 
-from bot.ai.inference import Inference, bid_chance, bid_events, contract_log_likelihood
+from bot.ai.inference import (
+    Inference,
+    bid_chance,
+    bid_events,
+    contract_log_likelihood,
+    pass_log_likelihood,
+)
 from bot.ai.knowledge import Knowledge, World
 from bot.engine.cards import parse_cards
 from bot.engine.rules import make_rules
@@ -98,3 +104,14 @@ def test_a_defender_reads_the_contract() -> None:
             assert (inf.contract is not None) == (seat != v.declarer)
             seen += 1
     assert seen >= 30
+
+
+def test_the_cards_passed_say_what_the_declarer_kept() -> None:
+    """Passing a king that breaks a marriage, or an ace, is unlikely; a nine and a jack
+    are what a declarer lets go of."""
+    v = view(play_position(make_rules("classic"), 0, 2, mix=0.0)[1], 0)  # type: ignore[index]
+    kh, qh, nine, js, ace = parse_cards("KH QH 9H JS AS")
+    hand = frozenset([*parse_cards("TS AD 9C JC 9D"), ace, kh, qh, nine, js])
+    cheap = pass_log_likelihood(v, hand, frozenset([nine, js]))
+    assert cheap > pass_log_likelihood(v, hand, frozenset([kh, nine])) + 1
+    assert cheap > pass_log_likelihood(v, hand, frozenset([ace, js])) + 1
