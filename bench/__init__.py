@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "texts": "what the gettext catalogs cost at start-up and per message",
     "solver": "nodes and CPU time of the open-card solver on fixed positions",
     "worlds": "worlds hard solves per card decision in its thinking time",
+    "inference": "how much the inference's factors tell the real deal from sampled ones",
     "faults": "games through a Bot API failing and answering late, then going on",
 }
 
@@ -57,6 +58,10 @@ def _command(name: str) -> Callable[[list[str]], int]:
         from bench.worlds import main as bench_worlds
 
         return bench_worlds
+    if name == "inference":
+        from bench.inference import main as bench_inference
+
+        return bench_inference
     if name == "faults":
         from bench.faults import main as bench_faults
 

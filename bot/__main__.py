@@ -22,6 +22,7 @@ USAGE = """usage: python -m bot [COMMAND]
                                [--http aiohttp|httpx] [--database-url URL] [--metrics]
   bench hints [--games N]      time of a hint and of a deal's analysis (median, p95)
   bench solver                 nodes and CPU time of the open-card solver on fixed positions
+  bench inference [--deals N]  how much the inference's factors tell the real deal apart
   bench texts                  the catalogs' start-up cost and the cost of one message
   bench pictures [--deals N]   milliseconds to draw the score-sheet and race pictures
   bench storage [--games N]    moves stored per second by N games at once, append latency

@@ -22,10 +22,11 @@ the log-likelihood of the other seats' observed actions under a softened model o
   could have named, ``CONTRACT_SPREAD``, with a floor);
 - **the cards passed** (a defender's view, three players): the declarer lets go of about
   the two cards whose loss costs its fitted estimate least, ``normal``'s charges included
-  (a softmax over the 45 pairs of its ten cards, ``PASS_SPREAD``, with a floor): a king
-  received says the declarer did not hold its queen, a nine that it held little worse;
-- (suits not followed, marriages declared and the shown talon are already hard facts in
-  ``knowledge``).
+  (a softmax over the 45 pairs of its ten cards, ``PASS_SPREAD``, with a floor): an ace,
+  a ten or a king or queen received is seldom given from a hand that had a nine or a
+  jack to spare, so it says what else the declarer held;
+- (suits not followed, marriages declared, the shown talon, the card received and the
+  cap of the contract are already hard facts in ``knowledge``).
 
 Every factor has a floor, and the sum is tempered (``TEMPER``), so that no single world
 takes all the weight: the weight of a world is ``exp(TEMPER * log L)``.
