@@ -27,18 +27,11 @@ from bot.ai.inference import (
 from bot.ai.knowledge import Knowledge, World
 from bot.engine.game import apply, deal, derive_seed, layout_from_seed, new_game
 from bot.engine.rules import make_rules
-from bot.engine.state import GameState, Phase
+from bot.engine.state import Phase
 from bot.engine.views import TableView, view
+from tests.ai.helpers import true_world
 
 FACTORS = ("bids", "contract", "passed", "all")
-
-
-def _true_world(st: GameState) -> World:
-    d = st.deal
-    assert d is not None
-    return World({s: frozenset(d.hands[s]) for s in d.active},
-                 {s: d.received[s] for s in d.active if s != d.declarer},
-                 tuple(d.layout.talon), (), ())
 
 
 def factors(v: TableView, know: Knowledge, inf: Inference, w: World) -> dict[str, float]:
@@ -83,7 +76,7 @@ def measure(deals: int, seed: int, worlds: int) -> tuple[int, dict[str, list[flo
             know = Knowledge(v)
             inf = Inference(v, know)
             rng = random.Random(k)
-            for f, x in factors(v, know, inf, _true_world(st)).items():
+            for f, x in factors(v, know, inf, true_world(st)).items():
                 real[f].append(x)
             got = [factors(v, know, inf, know.sample(rng)) for _ in range(worlds)]
             for f in FACTORS:

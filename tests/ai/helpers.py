@@ -120,3 +120,12 @@ def with_hands(st: GameState, hands: list[tuple[int, ...]], leader: int, trump: 
                 to_act=leader, trump=trump, ntricks=won, taken=(0,) * n, declared=(),
                 declarer=declarer, contract=100, tricks=(), has_led=(True,) * n)
     return replace(st, phase=Phase.PLAY, deal=d)
+
+
+def true_world(st: GameState) -> World:
+    """The real cards of ``st``'s deal as a ``World`` (what the sampler guesses at)."""
+    d = st.deal
+    assert d is not None
+    return World({s: frozenset(d.hands[s]) for s in d.active},
+                 {s: d.received[s] for s in d.active if s != d.declarer},
+                 tuple(d.layout.talon), (), ())

@@ -13,20 +13,11 @@ from bot.ai.inference import (
     contract_log_likelihood,
     pass_log_likelihood,
 )
-from bot.ai.knowledge import Knowledge, World
+from bot.ai.knowledge import Knowledge
 from bot.engine.cards import parse_cards
 from bot.engine.rules import make_rules
-from bot.engine.state import GameState
 from bot.engine.views import view
-from tests.ai.helpers import play_position
-
-
-def true_world(st: GameState) -> World:
-    d = st.deal
-    assert d is not None
-    return World({s: frozenset(d.hands[s]) for s in d.active},
-                 {s: d.received[s] for s in d.active if s != d.declarer},
-                 tuple(d.layout.talon), (), ())
+from tests.ai.helpers import play_position, true_world
 
 
 def test_the_bidding_model_rises_with_the_hand() -> None:
