@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from itertools import combinations
 
-from bot.engine.cards import MARRIAGE_VALUES, round5
+from bot.engine.cards import round5
 from bot.engine.state import (
     BID,
     CONCEDE,
@@ -110,8 +110,9 @@ def highest_reached(solver: Solver, hands: list[int], me: int, values: Sequence[
 
 def choose(view: TableView, rng: random.Random, deadline: float | None) -> Action:
     now = time.monotonic()
-    if deadline is None:
-        deadline = now + DEFAULT_THINK
+    if deadline is None:  # the default thinking: a quarter second, the pass longer
+        think = PASS_THINK if view.phase == Phase.PASSING else DEFAULT_THINK
+        deadline = now + think
     deadline = min(deadline, now + HARD_CAP)
     legal = view.legal
     if len(legal) == 1:
@@ -349,8 +350,10 @@ def _pass_choice(view: TableView) -> tuple[float, tuple[int, ...]]:
 
 
 PASS_CANDIDATES = 3  # the best passes by the fitted estimate that the open-card deals compare
-PASS_SAMPLES = 24
-SOLVER_PASS = False  # three players: choose among them on open-card deals (too slow: see docs)
+PASS_SAMPLES = 24  # open-card deals behind the pass, at most
+PASS_MIN_SAMPLES = 4  # fewer finished: the fitted estimate's pass
+PASS_THINK = 0.6  # seconds for the pass when the caller sets no deadline (once a deal)
+SOLVER_PASS = True  # three players: choose among them on open-card deals
 
 
 def choose_pass(view: TableView, rng: random.Random | None = None,
@@ -400,10 +403,11 @@ def talon_redeal(view: TableView, out: tuple[int, ...]) -> bool:
 def pass_pick(view: TableView, cands: list[tuple[int, ...]], rng: random.Random,
               deadline: float) -> int:
     """The index of the candidate pass (the card for the next defender without one first)
-    with the best ``c × (2p − 1)`` over the contracts, p the weighted share of sampled
-    deals (the defenders' bids weighting them) in which the declarer, to lead with every
-    hand open, reaches ``c`` after that pass; the same deals for every candidate. 0 (the
-    fitted estimate's choice) when fewer than CONTRACT_MIN_SAMPLES deals finished."""
+    that reaches the bid in the largest weighted share of sampled deals (the defenders'
+    bids weighting them), the declarer to lead with every hand open: one null-window
+    search per candidate and deal, the same deals for every candidate, one solver (and
+    its table) per deal. Ties go to the earlier candidate; 0 (the fitted estimate's
+    choice) when fewer than PASS_MIN_SAMPLES deals finished."""
     if len(cands) < 2:
         return 0
     order = view.active
@@ -413,17 +417,13 @@ def pass_pick(view: TableView, cands: list[tuple[int, ...]], rng: random.Random,
     defs = [s for s in order if s != view.seat]
     to = [s for s in defs if s not in given]  # the defenders still to receive, in turn
     need = [view.hand_sizes[s] - (1 if s in given else 0) for s in defs]
-    mine = set(view.hand)
-    unknown = [c for c in range(24) if c not in mine and c not in given.values()]
+    unknown = [c for c in range(24) if c not in set(view.hand) and c not in given.values()]
     if len(unknown) != sum(need) or any(len(o) != len(to) for o in cands):
         return 0
     r = view.rules
-    # the contracts from the bid to 120 and the marriages in hand (what one can reach)
-    cap = 120 + sum(MARRIAGE_VALUES[su] for su in range(4)
-                    if 6 * su + 2 in mine and 6 * su + 3 in mine)
-    values = list(range(view.bid, max(cap, view.bid) + 1, max(r.bid_step, 1)))
+    bid = view.bid
     events = [e for e in bid_events(view) if e[0] != view.seat] if INFERENCE else []
-    reached: list[list[tuple[float, int]]] = [[] for _ in cands]  # (weight, highest index)
+    reached = [0.0] * len(cands)
     samples = 0
     while samples < PASS_SAMPLES and time.monotonic() < deadline:
         rng.shuffle(unknown)
@@ -435,32 +435,27 @@ def pass_pick(view: TableView, cands: list[tuple[int, ...]], rng: random.Random,
             base[pos[s]] = to_mask(unknown[at:at + n] + ([given[s]] if s in given else []))
             at += n
         w = math.exp(TEMPER * bids_log_likelihood(events, dealt)) if events else 1.0
-        row: list[int] = []
+        row: list[bool] = []
+        solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus, deadline)
         try:
             for cand in cands:
                 hands = list(base)
                 hands[me] = to_mask([c for c in view.hand if c not in cand])
                 for s, c in zip(to, cand, strict=True):
                     hands[pos[s]] |= 1 << c
-                solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus,
-                                deadline)
-                row.append(highest_reached(solver, hands, me, values))
+                row.append(solver.value(hands, me, [], -1, 0, bid - 1, bid) >= bid)
         except Timeout:
             break
-        for i, lo in enumerate(row):
-            reached[i].append((w, lo))
+        for i, made in enumerate(row):
+            if made:
+                reached[i] += w
         samples += 1
-    if samples < CONTRACT_MIN_SAMPLES:
+    if samples < PASS_MIN_SAMPLES:
         return 0
-    best_i, best_v = 0, -math.inf
-    for i, rows in enumerate(reached):
-        total = sum(w for w, _ in rows)
-        if total <= 0:
-            return 0
-        v = max(c * (2 * sum(w for w, lo in rows if lo >= j) / total - 1)
-                for j, c in enumerate(values))
-        if v > best_v + 1e-9:
-            best_i, best_v = i, v
+    best_i = 0
+    for i, v in enumerate(reached):
+        if v > reached[best_i] + 1e-12:
+            best_i = i
     return best_i
 
 
