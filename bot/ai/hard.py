@@ -241,7 +241,8 @@ def bid_chance(view: TableView, bid: int, rng: random.Random, deadline: float) -
         for d, n, given in zip(defs, sizes, best[1], strict=True):
             hands[d] = to_mask([*unknown[at:at + n], given])
             at += n
-        solver = Solver(3, me, r.marriage_first_lead, r.last_trick_bonus, deadline)
+        solver = Solver(3, me, r.marriage_first_lead, r.last_trick_bonus, deadline,
+                        defender_marriages=False)
         try:
             v = solver.value(hands, me, [], -1, 0, bid - 1, bid)
         except Timeout:
@@ -436,7 +437,8 @@ def pass_pick(view: TableView, cands: list[tuple[int, ...]], rng: random.Random,
             at += n
         w = math.exp(TEMPER * bids_log_likelihood(events, dealt)) if events else 1.0
         row: list[bool] = []
-        solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus, deadline)
+        solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus, deadline,
+                        defender_marriages=False)
         try:
             for cand in cands:
                 hands = list(base)
@@ -495,7 +497,8 @@ def contract_chances(view: TableView, values: list[int], rng: random.Random,
         # the defenders' bids, on the hands they were dealt in this deal
         w = math.exp(TEMPER * bids_log_likelihood(events, dealt)) if events else 1.0
         me = pos[view.seat]
-        solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus, deadline)
+        solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus, deadline,
+                        defender_marriages=False)
         try:
             lo = highest_reached(solver, hands, me, values)
         except Timeout:
@@ -634,12 +637,16 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
     moves: list[tuple[Action, int, bool, int]] = []  # action, card, declare, extra gain
     for a in legal:
         if a.kind == DECLARE and a.card % 6 == 5:  # the ace marriage: +200, trump unchanged
-            moves.append((a, a.card, False, 200 if my_side_decl else -200))
+            moves.append((a, a.card, False, 200 if my_side_decl else -200))  # (V's share)
         else:
             moves.append((a, a.card, a.kind == DECLARE, 0))
     # with many cards left only "does the declarer make it?"; then also "by 20 more or less?"
     # (not for a defender of three, whose own points are asked instead)
     own_search = DEFENDER_OWN and k == 3 and not my_side_decl
+    # the declarer's points decide made or failed: the defenders' marriages do not count
+    # against them (RULES.md §4.1), except in the one defender's own search of two players,
+    # whose value is its side's points too (its marriages are worth declaring)
+    dm = k == 2 and not my_side_decl
     made_weight = (OWN_MADE_WEIGHT if own_search else 2.0) * contract
     probes: tuple[tuple[int, float], ...] = ((need, made_weight),)
     if size <= PROBE_CARDS and not own_search:
@@ -655,18 +662,21 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
         world = know.sample(rng)
         w = 1.0 if infer is None else infer.weight(world)
         hands = [to_mask(sorted(world.hands[s])) for s in order]
-        solver = Solver(k, dpos, r.marriage_first_lead, last_bonus, deadline)
+        solver = Solver(k, dpos, r.marriage_first_lead, last_bonus, deadline,
+                        defender_marriages=dm)
         # a defender's own points: the same search with this seat as the side that
         # maximises and both others against it ("paranoid"); with two seats the one
         # defender's points are the defenders' already
-        own = (Solver(k, me, r.marriage_first_lead, last_bonus, deadline)
+        own = (Solver(k, me, r.marriage_first_lead, last_bonus, deadline,
+                      defender_marriages=False)
                if own_search else None)
         vals: list[float] = []
         hits: list[bool] = []
         try:
             for _a, card, declare, extra in moves:
+                vx = extra if my_side_decl or dm else 0  # a defender's ace marriage: its own
                 if exact:
-                    v = extra + solver.value_after(hands, me, trick, trump, won, card, declare)
+                    v = vx + solver.value_after(hands, me, trick, trump, won, card, declare)
                     made = v >= need
                     if my_side_decl:
                         u = made_weight * made + DECL_POINTS_WEIGHT * v
@@ -683,8 +693,8 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
                 else:
                     u = 0.0
                     for t, pw in probes:
-                        v = extra + solver.value_after(hands, me, trick, trump, won, card,
-                                                       declare, t - 1 - extra, t - extra)
+                        v = vx + solver.value_after(hands, me, trick, trump, won, card,
+                                                    declare, t - 1 - vx, t - vx)
                         u += pw * (v >= t)
                         if t == need:
                             hits.append(v >= t)
