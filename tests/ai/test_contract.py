@@ -10,7 +10,8 @@ from itertools import pairwise
 
 import pytest
 
-from bot.ai import hard
+from bot.ai import hard, normal
+from bot.engine import cards as C
 from bot.engine.game import apply, deal, derive_seed, layout_from_seed, new_game
 from bot.engine.rules import make_rules
 from bot.engine.state import BID, CONTRACT, Phase
@@ -108,3 +109,30 @@ def test_the_pass_is_chosen_on_open_card_deals(monkeypatch: pytest.MonkeyPatch) 
         act = hard.choose_pass(v, random.Random(2), t0 + 0.2)
         assert act in v.legal
         assert time.monotonic() - t0 < 0.5
+
+
+def test_the_pass_the_open_card_deals_prefer_over_the_fitted_estimate() -> None:
+    """A declarer of 100 holds K♠ 9♠ A♦ 10♦ Q♦ A♥ 10♥ Q♥ J♥ 9♥. The fitted estimate lets
+    go of 9♠ 9♥ and keeps K♠ alone, to be caught by A♠; on open-card deals the hand
+    reaches 100 far more often without spades (9♠ and K♠ given): the pass follows the
+    deals, and the second card given completes the pair the first was chosen with."""
+    rng = random.Random(74)
+    st = deal(new_game(RULES, seed=None, first_dealer=2), layout_from_seed(74, RULES, 2))
+    while not (st.phase == Phase.PASSING and len(view(st, st.to_act).hand) == 10):
+        st = apply(st, normal.choose(view(st, st.to_act), rng))
+    v = view(st, st.to_act)
+    assert v.bid == 100
+    assert sorted(v.hand) == sorted(C.parse_cards("K♠ 9♠ A♦ 10♦ Q♦ A♥ 10♥ Q♥ J♥ 9♥"))
+    opts = hard._pass_options(v)
+    assert sorted(opts[0][1]) == sorted(C.parse_cards("9♠ 9♥"))
+    cands = [o for _, o in opts[:3]]
+    cands.insert(1, (cands[0][1], cands[0][0]))
+    for seed in range(3):
+        i = hard.pass_pick(v, cands, random.Random(seed), time.monotonic() + 60.0)
+        assert sorted(cands[i]) == sorted(C.parse_cards("9♠ K♠"))
+    given = []
+    for _ in range(2):
+        act = hard.choose_pass(view(st, st.to_act), random.Random(5), time.monotonic() + 5.0)
+        given.append(act.card)
+        st = apply(st, act)
+    assert sorted(given) == sorted(C.parse_cards("9♠ K♠"))

@@ -12,7 +12,7 @@ from bot.ai import choose_action, hard
 from bot.engine import cards as C
 from bot.engine.game import apply, deal, new_game
 from bot.engine.rules import make_rules
-from bot.engine.state import Action, GameState, Layout, Phase, Trick
+from bot.engine.state import Action, Declared, GameState, Layout, Phase, Trick
 from bot.engine.views import view
 
 LEVELS = ("normal", "hard")
@@ -186,3 +186,28 @@ def test_a_defenders_questions_sit_where_its_rounded_score_steps(mine: int) -> N
     jumps = [t for t in range(1, 45) if C.round5(mine + t) > C.round5(mine + t - 1)]
     assert list(steps) == jumps[:8]
     assert all(C.round5(mine + t) - C.round5(mine + t - 1) == 5 for t in steps)
+
+
+def test_a_defenders_marriage_does_not_unmake_the_contract() -> None:
+    # The declarer (seat 1) took 60 card points and declared ♦ (80): 140, its contract of
+    # 100 is made whatever happens. Seat 0, a defender that won the last trick, leads
+    # holding K♥ Q♥ and may declare them (100 for itself). A defender's marriage is its
+    # own points (RULES.md §4.1): it takes nothing from the declarer's, so in every
+    # sampled world and after every move, the declaration too, the contract is made.
+    # (Main before this change subtracted it: made in no world after a declaration.)
+    hands = {0: "K♥ Q♥ 9♣", 1: "A♦ 10♦ A♥", 2: "10♥ J♥ 9♥"}
+    history = [(1, "A♠ Q♠ K♠"), (1, "10♠ J♠ 9♠"), (1, "Q♦ 9♦ J♦"), (1, "K♦ 10♣ A♣"),
+               (1, "J♣ Q♣ K♣")]
+    st = fabricate(hands, history, (0, ""), declarer=1)
+    assert st.deal is not None
+    diamonds = C.suit_of(C.parse("K♦"))
+    st = replace(st, deal=replace(st.deal, trump=diamonds,
+                                  declared=(Declared(1, diamonds, 80, 2),)))
+    assert st.deal is not None and st.deal.taken == (9, 60, 0) and st.to_act == 0
+    v = view(st, 0)
+    assert any(a.kind == "declare" for a in v.legal)
+    scores = hard.play_scores(v, random.Random(1), time.monotonic() + 5.0)
+    assert scores is not None and scores.samples > 0 and scores.weight is not None
+    assert scores.made == pytest.approx([scores.weight] * len(scores.moves))
+    # and the defender still declares: the marriage is 100 points of its own
+    assert _choose(st, "hard", 0).kind == "declare"
