@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "solver": "nodes and CPU time of the open-card solver on fixed positions",
     "worlds": "worlds hard solves per card decision in its thinking time",
     "inference": "how much the inference's factors tell the real deal from sampled ones",
+    "passing": "how often hard's pass reaches the bid on the real deal, against the fitted pair",
     "faults": "games through a Bot API failing and answering late, then going on",
 }
 
@@ -62,6 +63,10 @@ def _command(name: str) -> Callable[[list[str]], int]:
         from bench.inference import main as bench_inference
 
         return bench_inference
+    if name == "passing":
+        from bench.passing import main as bench_passing
+
+        return bench_passing
     if name == "faults":
         from bench.faults import main as bench_faults
 

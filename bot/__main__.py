@@ -23,6 +23,7 @@ USAGE = """usage: python -m bot [COMMAND]
   bench hints [--games N]      time of a hint and of a deal's analysis (median, p95)
   bench solver                 nodes and CPU time of the open-card solver on fixed positions
   bench inference [--deals N]  how much the inference's factors tell the real deal apart
+  bench passing [...]          how often hard's pass reaches the bid on the real deal
   bench texts                  the catalogs' start-up cost and the cost of one message
   bench pictures [--deals N]   milliseconds to draw the score-sheet and race pictures
   bench storage [--games N]    moves stored per second by N games at once, append latency

@@ -14,7 +14,7 @@ from bot.ai import hard, normal
 from bot.engine import cards as C
 from bot.engine.game import apply, deal, derive_seed, layout_from_seed, new_game
 from bot.engine.rules import make_rules
-from bot.engine.state import BID, CONTRACT, Phase
+from bot.engine.state import BID, CONTRACT, GameState, Phase
 from bot.engine.views import TableView, view
 
 RULES = make_rules("classic")
@@ -111,11 +111,10 @@ def test_the_pass_is_chosen_on_open_card_deals(monkeypatch: pytest.MonkeyPatch) 
         assert time.monotonic() - t0 < 0.5
 
 
-def test_the_pass_the_open_card_deals_prefer_over_the_fitted_estimate() -> None:
-    """A declarer of 100 holds K♠ 9♠ A♦ 10♦ Q♦ A♥ 10♥ Q♥ J♥ 9♥. The fitted estimate lets
-    go of 9♠ 9♥ and keeps K♠ alone, to be caught by A♠; on open-card deals the hand
-    reaches 100 far more often without spades (9♠ and K♠ given): the pass follows the
-    deals, and the second card given completes the pair the first was chosen with."""
+
+def bare_king_declarer() -> GameState:
+    """A declarer of 100 about to pass, holding K♠ 9♠ A♦ 10♦ Q♦ A♥ 10♥ Q♥ J♥ 9♥ (the
+    bidding of ``normal`` on classic deal 74, dealer 2)."""
     rng = random.Random(74)
     st = deal(new_game(RULES, seed=None, first_dealer=2), layout_from_seed(74, RULES, 2))
     while not (st.phase == Phase.PASSING and len(view(st, st.to_act).hand) == 10):
@@ -123,6 +122,16 @@ def test_the_pass_the_open_card_deals_prefer_over_the_fitted_estimate() -> None:
     v = view(st, st.to_act)
     assert v.bid == 100
     assert sorted(v.hand) == sorted(C.parse_cards("K♠ 9♠ A♦ 10♦ Q♦ A♥ 10♥ Q♥ J♥ 9♥"))
+    return st
+
+
+def test_the_pass_the_open_card_deals_prefer_over_the_fitted_estimate() -> None:
+    """The fitted estimate lets go of 9♠ 9♥ and keeps K♠ alone, to be caught by A♠; on
+    open-card deals the hand reaches 100 far more often without spades (9♠ and K♠
+    given): the pass follows the deals, and the second card given completes the pair the
+    first was chosen with."""
+    st = bare_king_declarer()
+    v = view(st, st.to_act)
     opts = hard._pass_options(v)
     assert sorted(opts[0][1]) == sorted(C.parse_cards("9♠ 9♥"))
     cands = [o for _, o in opts[:3]]
@@ -136,3 +145,22 @@ def test_the_pass_the_open_card_deals_prefer_over_the_fitted_estimate() -> None:
         given.append(act.card)
         st = apply(st, act)
     assert sorted(given) == sorted(C.parse_cards("9♠ K♠"))
+
+
+def test_the_passing_bench_reports(capsys: pytest.CaptureFixture[str]) -> None:
+    """``bench passing`` finds declarers about to pass, plays a pair on the real deal
+    (the declarer with the bare king fails 100 keeping it and makes it without spades)
+    and prints how often each pair reaches the bid."""
+    from bench import passing as bench_passing
+
+    ps = bench_passing.positions(3, 1)
+    assert len(ps) == 3
+    for v, _st in ps:
+        assert v.phase == Phase.PASSING and len(v.hand) == 10 and v.seat == v.to_act
+    st = bare_king_declarer()
+    v = view(st, st.to_act)
+    assert not bench_passing.reaches(v, st, C.parse_cards("9♠ 9♥"))
+    assert bench_passing.reaches(v, st, C.parse_cards("9♠ K♠"))
+    assert bench_passing.main(["--positions", "3", "--think", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "3 declarers about to pass" in out and "the pair picked" in out
