@@ -353,7 +353,7 @@ def _pass_choice(view: TableView) -> tuple[float, tuple[int, ...]]:
 PASS_CANDIDATES = 3  # the best passes by the fitted estimate that the open-card deals compare
 PASS_SAMPLES = 24  # open-card deals behind the pass, at most
 PASS_MIN_SAMPLES = 4  # fewer finished: the fitted estimate's pass
-PASS_THINK = 0.6  # seconds for the pass when the caller sets no deadline (once a deal)
+PASS_THINK = 0.6  # seconds for each card passed when the caller sets no deadline
 SOLVER_PASS = True  # three players: choose among them on open-card deals
 
 
@@ -418,7 +418,8 @@ def pass_pick(view: TableView, cands: list[tuple[int, ...]], rng: random.Random,
     defs = [s for s in order if s != view.seat]
     to = [s for s in defs if s not in given]  # the defenders still to receive, in turn
     need = [view.hand_sizes[s] - (1 if s in given else 0) for s in defs]
-    unknown = [c for c in range(24) if c not in set(view.hand) and c not in given.values()]
+    mine = set(view.hand)
+    unknown = [c for c in range(24) if c not in mine and c not in given.values()]
     if len(unknown) != sum(need) or any(len(o) != len(to) for o in cands):
         return 0
     r = view.rules
@@ -637,15 +638,16 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
     moves: list[tuple[Action, int, bool, int]] = []  # action, card, declare, extra gain
     for a in legal:
         if a.kind == DECLARE and a.card % 6 == 5:  # the ace marriage: +200, trump unchanged
-            moves.append((a, a.card, False, 200 if my_side_decl else -200))  # (V's share)
+            moves.append((a, a.card, False, 200 if my_side_decl else -200))
         else:
             moves.append((a, a.card, a.kind == DECLARE, 0))
     # with many cards left only "does the declarer make it?"; then also "by 20 more or less?"
     # (not for a defender of three, whose own points are asked instead)
     own_search = DEFENDER_OWN and k == 3 and not my_side_decl
     # the declarer's points decide made or failed: the defenders' marriages do not count
-    # against them (RULES.md §4.1), except in the one defender's own search of two players,
-    # whose value is its side's points too (its marriages are worth declaring)
+    # against them (RULES.md §4.1). The one defender of two players, which has no search
+    # of its own points, keeps them subtracted: there the value is its side's points too
+    # (its marriages are worth declaring), as before round 6.
     dm = k == 2 and not my_side_decl
     made_weight = (OWN_MADE_WEIGHT if own_search else 2.0) * contract
     probes: tuple[tuple[int, float], ...] = ((need, made_weight),)
@@ -675,6 +677,7 @@ def play_scores(view: TableView, rng: random.Random, deadline: float,
         try:
             for _a, card, declare, extra in moves:
                 vx = extra if my_side_decl or dm else 0  # a defender's ace marriage: its own
+                # points (the search of its own points counts them), not the declarer's
                 if exact:
                     v = vx + solver.value_after(hands, me, trick, trump, won, card, declare)
                     made = v >= need
