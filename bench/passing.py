@@ -73,9 +73,7 @@ def main(argv: list[str]) -> int:
     times: list[float] = []
     ps = positions(args.positions, args.seed)
     for i, (v, st) in enumerate(ps):
-        opts = hard._pass_options(v)
-        cands = [o for _, o in opts[:hard.PASS_CANDIDATES]]
-        cands.insert(1, (cands[0][1], cands[0][0]))
+        cands = hard.pass_candidates(hard._pass_options(v))
         t0 = time.monotonic()
         j = hard.pass_pick(v, cands, random.Random(i), t0 + args.think)
         times.append(time.monotonic() - t0)

@@ -364,12 +364,19 @@ def choose_pass(view: TableView, rng: random.Random | None = None,
     if any(a.kind == REDEAL for a in view.legal) and talon_redeal(view, out):
         return Action(REDEAL)
     if SOLVER_PASS and rng is not None and deadline is not None and len(view.active) == 3:
-        cands = [o for _, o in options[:PASS_CANDIDATES]]
-        if len(cands[0]) == 2:  # the best pair the other way round too
-            cands.insert(1, (cands[0][1], cands[0][0]))
+        cands = pass_candidates(options)
         i = pass_pick(view, cands, rng, _soon(deadline, 0.9))
         out = cands[i]
     return Action(GIVE, card=out[0])
+
+
+def pass_candidates(options: list[tuple[float, tuple[int, ...]]]) -> list[tuple[int, ...]]:
+    """What ``pass_pick`` compares: the PASS_CANDIDATES best of ``_pass_options`` and,
+    for a pair, the best one the other way round (which defender gets which card)."""
+    cands = [o for _, o in options[:PASS_CANDIDATES]]
+    if len(cands[0]) == 2:
+        cands.insert(1, (cands[0][1], cands[0][0]))
+    return cands
 
 
 TALON_REDEAL_BY_STANDING = True  # False: main's rule before issue 21 (a chance below 0.3)

@@ -134,8 +134,8 @@ def test_the_pass_the_open_card_deals_prefer_over_the_fitted_estimate() -> None:
     v = view(st, st.to_act)
     opts = hard._pass_options(v)
     assert sorted(opts[0][1]) == sorted(C.parse_cards("9♠ 9♥"))
-    cands = [o for _, o in opts[:3]]
-    cands.insert(1, (cands[0][1], cands[0][0]))
+    cands = hard.pass_candidates(opts)
+    assert len(cands) == 4 and cands[1] == (cands[0][1], cands[0][0])
     for seed in range(3):
         i = hard.pass_pick(v, cands, random.Random(seed), time.monotonic() + 60.0)
         assert sorted(cands[i]) == sorted(C.parse_cards("9♠ K♠"))
