@@ -5,8 +5,9 @@ players), during play after a number of cards that cycles through 3-17. At each,
 log-likelihood that ``bot.ai.inference`` gives the real deal is compared with its mean
 over sampled worlds (``knowledge``'s sampler, uniform among the deals that contradict
 nothing seen), factor by factor: the bids and passes, the contract named, the cards the
-declarer passed, and all factors together. A factor that knows something gives the real
-deal the higher figure; the gap is what it can tell the worlds apart by.
+declarer passed, the redeals not asked for (hands and talon), and all factors together.
+A factor that knows something gives the real deal the higher figure; the gap is what it
+can tell the worlds apart by.
 """
 
 from __future__ import annotations
@@ -22,7 +23,11 @@ from bot.ai.inference import (
     bid_events,
     bids_log_likelihood,
     contract_log_likelihood,
+    kept_hands,
     pass_log_likelihood,
+    redeals_log_likelihood,
+    talon_kept,
+    talon_log_likelihood,
 )
 from bot.ai.knowledge import Knowledge, World
 from bot.engine.game import apply, deal, derive_seed, layout_from_seed, new_game
@@ -31,7 +36,7 @@ from bot.engine.state import Phase
 from bot.engine.views import TableView, view
 from tests.ai.helpers import true_world
 
-FACTORS = ("bids", "contract", "passed", "all")
+FACTORS = ("bids", "contract", "passed", "redeals", "all")
 
 
 def factors(v: TableView, know: Knowledge, inf: Inference, w: World) -> dict[str, float]:
@@ -44,7 +49,11 @@ def factors(v: TableView, know: Knowledge, inf: Inference, w: World) -> dict[str
                                        v.rules.bid_step, bidding.PLAY_EDGE)
     out = frozenset(c for s, c in w.received.items() if s != d and c >= 0)
     passed = pass_log_likelihood(v, hand8 | out, out) if len(out) == 2 else 0.0
-    return {"bids": bids, "contract": contract, "passed": passed,
+    kept = kept_hands(v)
+    redeals = redeals_log_likelihood(v.rules, kept, {s: know.orig_hand(w, s) for s, _f in kept})
+    if talon_kept(v):
+        redeals += talon_log_likelihood(hand8, v.bid, bidding.PLAY_EDGE)
+    return {"bids": bids, "contract": contract, "passed": passed, "redeals": redeals,
             "all": inf.log_likelihood(w)}
 
 

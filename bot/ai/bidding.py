@@ -30,7 +30,7 @@ from bot.engine.views import TableView
 
 from . import normal
 from .evaluate import HARD_WEIGHTS8, SD8, chance_at_least, declarer_points, fitted_points
-from .inference import TEMPER, bid_events, bids_log_likelihood
+from .inference import TEMPER, bid_events, dealt_log_likelihood, kept_hands
 
 TALON_SAMPLES = 160  # three players: deals of the 17 unseen cards behind one decision
 PLAY_EDGE = 5.0  # ``hard``'s card play takes about this much more than ``normal``'s
@@ -98,6 +98,7 @@ def outlook(view: TableView, rng: random.Random, deadline: float | None = None,
         if talon_n != 3 or len(mine) != 7:
             return None
         events = [e for e in bid_events(view) if e[0] != view.seat]
+        kept = kept_hands(view)
         ws: list[float] = []
         es: list[float] = []
         cs: list[int] = []
@@ -107,13 +108,13 @@ def outlook(view: TableView, rng: random.Random, deadline: float | None = None,
             rng.shuffle(unknown)
             hand = mine | frozenset(unknown[:talon_n])
             w = 1.0
-            if events:
+            if events or kept:
                 dealt: dict[int, frozenset[int]] = {}
                 at = talon_n
                 for s, n in zip(others, sizes, strict=True):
                     dealt[s] = frozenset(unknown[at:at + n])
                     at += n
-                w = math.exp(TEMPER * bids_log_likelihood(events, dealt))
+                w = math.exp(TEMPER * dealt_log_likelihood(events, kept, view.rules, dealt))
             est, out = kept_estimate(view, hand, 2, give=True)
             ws.append(w)
             es.append(est)

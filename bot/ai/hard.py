@@ -49,7 +49,7 @@ from .evaluate import (
     declarer_points,
     fitted_points,
 )
-from .inference import TEMPER, Inference, bid_events, bids_log_likelihood
+from .inference import TEMPER, Inference, bid_events, dealt_log_likelihood, kept_hands
 from .knowledge import Knowledge
 from .solver import Solver, Timeout, to_mask
 
@@ -214,19 +214,20 @@ def bid_chance(view: TableView, bid: int, rng: random.Random, deadline: float) -
         return None
     r = view.rules
     events = [e for e in bid_events(view) if e[0] != view.seat] if INFERENCE else []
+    kept = kept_hands(view) if INFERENCE else ()
     made = weight = 0.0
     samples = 0
     while samples < BID_SAMPLES and time.monotonic() < deadline:
         rng.shuffle(unknown)
         talon = unknown[:talon_n]
         w = 1.0
-        if events:  # the others' bids so far, on their hands in this deal
+        if events or kept:  # the others' bids so far and redeals not asked, on their hands
             dealt: dict[int, frozenset[int]] = {}
             at = talon_n
             for d, n in zip(defs, sizes, strict=True):
                 dealt[order[d]] = frozenset(unknown[at:at + n])
                 at += n
-            w = math.exp(TEMPER * bids_log_likelihood(events, dealt))
+            w = math.exp(TEMPER * dealt_log_likelihood(events, kept, r, dealt))
         hand = mine | frozenset(talon)
         best: tuple[float, tuple[int, ...]] | None = None
         for out in combinations(sorted(hand), 2):
@@ -432,6 +433,7 @@ def pass_pick(view: TableView, cands: list[tuple[int, ...]], rng: random.Random,
     r = view.rules
     bid = view.bid
     events = [e for e in bid_events(view) if e[0] != view.seat] if INFERENCE else []
+    kept = kept_hands(view) if INFERENCE else ()
     reached = [0.0] * len(cands)
     samples = 0
     while samples < PASS_SAMPLES and time.monotonic() < deadline:
@@ -443,7 +445,8 @@ def pass_pick(view: TableView, cands: list[tuple[int, ...]], rng: random.Random,
             dealt[s] = frozenset(unknown[at:at + n])
             base[pos[s]] = to_mask(unknown[at:at + n] + ([given[s]] if s in given else []))
             at += n
-        w = math.exp(TEMPER * bids_log_likelihood(events, dealt)) if events else 1.0
+        w = (math.exp(TEMPER * dealt_log_likelihood(events, kept, r, dealt))
+             if events or kept else 1.0)
         row: list[bool] = []
         solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus, deadline,
                         defender_marriages=False)
@@ -488,6 +491,7 @@ def contract_chances(view: TableView, values: list[int], rng: random.Random,
         return None
     r = view.rules
     events = [e for e in bid_events(view) if e[0] != view.seat] if INFERENCE else []
+    kept = kept_hands(view) if INFERENCE else ()
     made = [0.0] * len(values)
     samples = 0
     weight = 0.0
@@ -502,8 +506,9 @@ def contract_chances(view: TableView, values: list[int], rng: random.Random,
             cards = unknown[at:at + n] + ([given[s]] if s in given else [])
             at += n
             hands[pos[s]] = to_mask(cards)
-        # the defenders' bids, on the hands they were dealt in this deal
-        w = math.exp(TEMPER * bids_log_likelihood(events, dealt)) if events else 1.0
+        # the defenders' bids and redeals not asked, on the hands they were dealt
+        w = (math.exp(TEMPER * dealt_log_likelihood(events, kept, r, dealt))
+             if events or kept else 1.0)
         me = pos[view.seat]
         solver = Solver(len(order), me, r.marriage_first_lead, r.last_trick_bonus, deadline,
                         defender_marriages=False)

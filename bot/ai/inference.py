@@ -25,6 +25,12 @@ the log-likelihood of the other seats' observed actions under a softened model o
   (a softmax over the 45 pairs of its ten cards, ``PASS_SPREAD``, with a floor): an ace,
   a ten or a king or queen received is seldom given from a hand that had a nine or a
   jack to spare, so it says what else the declarer held;
+- **redeals not asked for** (three players): a seat that took a decision of the deal
+  without asking for the redeal its dealt hand allowed (three or four nines, four jacks,
+  too few points: §5.3) kept a hand it liked: a softened "keeps it when its fitted
+  estimate reaches ``REDEAL_KEEP``" (``BID_SPREAD``, ``REDEAL_FLOOR``); a declarer that
+  kept a talon it could refuse expects to make its bid about as often as it kept it (the
+  fitted estimate of the eight cards it kept, as for the contract);
 - (suits not followed, marriages declared, the shown talon, the card received and the
   cap of the contract are already hard facts in ``knowledge``).
 
@@ -39,6 +45,8 @@ from itertools import combinations
 from math import exp, log
 
 from bot.engine.cards import KING, POINTS, QUEEN
+from bot.engine.facts import hand_redeal_reason, hand_redeals_possible, talon_reason
+from bot.engine.rules import Rules
 from bot.engine.state import Kind
 from bot.engine.views import TableView
 
@@ -61,6 +69,10 @@ CONTRACT_MODEL = True
 PASS_SPREAD = 10.0  # softness (points of the fitted estimate) of the passing model
 PASS_FLOOR = 0.2  # share of a uniform choice among the pairs in that model
 PASS_MODEL = True
+REDEAL_KEEP = 90.0  # the fitted estimate (seven cards) at which a hand that may ask for a
+# redeal is kept about half the time (``hard`` asks below 90)
+REDEAL_FLOOR = 0.1  # the least chance of keeping, or of refusing, a hand or a talon
+REDEAL_MODEL = True
 
 _PAIRS = tuple((1 << (6 * s + KING)) | (1 << (6 * s + QUEEN)) for s in range(4))
 _SUIT = tuple(0x3F << (6 * s) for s in range(4))
@@ -94,6 +106,65 @@ def bid_events(view: TableView) -> list[tuple[int, int, bool]]:
             out.append((seat, b, True))
             cur = b
     return out
+
+
+def kept_hands(view: TableView) -> tuple[tuple[int, bool], ...]:
+    """(seat, is the forehand) for the other seats that took a decision of this deal, and so
+    did not ask for the redeal their dealt hand may have allowed (RULES.md §2.3: the request
+    comes with a seat's first decision). A forehand whose opening was not 100 (a dark game,
+    or the barrel) is left out: a dark forehand is offered no redeal."""
+    r = view.rules
+    if (not REDEAL_MODEL or view.kind != Kind.NORMAL or len(view.active) != 3
+            or not hand_redeals_possible(r)):
+        return ()
+    decided = {s for s, _b in view.bids[1:]}
+    if view.declarer >= 0:
+        decided.add(view.declarer)
+    for t in view.tricks:
+        decided.update(s for s, _c in t.cards)
+    decided.update(s for s, _c in view.trick)
+    fh = view.forehand
+    if not view.bids or view.bids[0][1] != 100:
+        decided.discard(fh)
+    return tuple((s, s == fh) for s in sorted(decided) if s != view.seat)
+
+
+def redeals_log_likelihood(rules: Rules, kept: tuple[tuple[int, bool], ...],
+                           hands: dict[int, frozenset[int]]) -> float:
+    """log P(the seats ``kept`` did not ask for a redeal | their dealt hands ``hands``)."""
+    total = 0.0
+    for seat, forehand in kept:
+        h = hands.get(seat)
+        if h is None or hand_redeal_reason(rules, tuple(h), forehand) is None:
+            continue
+        keep = _sigmoid((fitted_points(h, HARD_WEIGHTS7) - REDEAL_KEEP) / BID_SPREAD)
+        total += log(REDEAL_FLOOR + (1 - 2 * REDEAL_FLOOR) * keep)
+    return total
+
+
+def dealt_log_likelihood(events: list[tuple[int, int, bool]],
+                         kept: tuple[tuple[int, bool], ...], rules: Rules,
+                         hands: dict[int, frozenset[int]]) -> float:
+    """The factors of the hands as dealt: the bids and passes, and the redeals not asked."""
+    return bids_log_likelihood(events, hands) + redeals_log_likelihood(rules, kept, hands)
+
+
+def talon_kept(view: TableView) -> bool:
+    """Whether the declarer (another seat) kept a talon shown to all that let it ask for a
+    redeal (three players, a normal deal)."""
+    if (not REDEAL_MODEL or view.kind != Kind.NORMAL or len(view.active) != 3
+            or view.declarer < 0 or view.declarer == view.seat or not view.talon_shown
+            or len(view.talon) != 3):
+        return False
+    raised = any(b > 0 for _s, b in view.bids[1:])
+    return talon_reason(view.rules, view.talon, view.bid, raised) is not None
+
+
+def talon_log_likelihood(hand8: frozenset[int], bid: int, edge: float) -> float:
+    """log P(a declarer keeping the eight cards ``hand8`` kept a talon it could refuse at
+    ``bid``): about its chance of making the bid on the fitted estimate."""
+    p = chance_at_least(fitted_points(hand8, HARD_WEIGHTS8) + edge, bid, SD8)
+    return log(REDEAL_FLOOR + (1 - 2 * REDEAL_FLOOR) * p)
 
 
 def contract_log_likelihood(hand: frozenset[int], bid: int, named: int, cap: int,
@@ -227,16 +298,28 @@ class Inference:
         # the cards the declarer passed (one of them to this seat)
         self.passed = (PASS_MODEL and me != decl and decl >= 0 and view.kind == Kind.NORMAL
                        and len(view.active) == 3 and view.received >= 0)
+        # the redeals not asked for: the hands as dealt, the talon the declarer kept
+        self.kept = kept_hands(view)
+        self.talon = talon_kept(view)
+        if self.talon:
+            from . import bidding  # (bidding imports this module)
+            self._edge = bidding.PLAY_EDGE
         self.empty = not (self.bids or self.leads or self.unders or self.contract
-                          or self.passed)
+                          or self.passed or self.kept or self.talon)
 
     def log_likelihood(self, world: World) -> float:
         if self.empty:
             return 0.0
         total = 0.0
-        if self.bids:
-            hands = {s: self.know.orig_hand(world, s) for s in {e[0] for e in self.bids}}
-            total += bids_log_likelihood(self.bids, hands)
+        if self.bids or self.kept:
+            seats = {e[0] for e in self.bids} | {s for s, _f in self.kept}
+            hands = {s: self.know.orig_hand(world, s) for s in seats}
+            total += dealt_log_likelihood(self.bids, self.kept, self.view.rules, hands)
+        if self.talon:
+            decl = self.view.declarer
+            total += talon_log_likelihood(frozenset(world.hands[decl])
+                                          | self.know.played_by[decl], self.view.bid,
+                                          self._edge)
         if self.contract is not None:
             decl, bid, named = self.contract
             hand = frozenset(world.hands[decl]) | self.know.played_by[decl]

@@ -107,9 +107,14 @@ def talon_redeal_reason(rules: Rules, d: DealState) -> str | None:
     """Why the declarer may ask for a redeal on seeing the talon, or None."""
     if not d.talon_taken or d.gave or d.discarded:
         return None
-    if rules.redeal_talon_only_on_100 and (d.bid != 100 or d.raised):
+    return talon_reason(rules, d.talon_taken, d.bid, d.raised)
+
+
+def talon_reason(rules: Rules, talon: tuple[int, ...], bid: int, raised: bool) -> str | None:
+    """Why a talon ``talon`` taken at ``bid`` (``raised``: after a raise) lets the declarer
+    ask for a redeal, or None."""
+    if rules.redeal_talon_only_on_100 and (bid != 100 or raised):
         return None
-    talon = d.talon_taken
     if rules.redeal_talon_below is not None and C.hand_points(talon) < rules.redeal_talon_below:
         return "talon_below"
     if rules.redeal_talon_two_nines and C.count_rank(talon, C.NINE) >= 2:
