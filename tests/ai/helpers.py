@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -10,7 +11,7 @@ from bot.ai import normal
 from bot.ai.knowledge import Knowledge, World
 from bot.engine.game import apply, deal, layout_from_seed, new_game
 from bot.engine.rules import Rules, make_rules
-from bot.engine.state import Action, GameState, Layout, Phase, parse_action
+from bot.engine.state import Action, DealState, GameState, Layout, Phase, parse_action
 from bot.engine.views import TableView, view
 
 VARIANTS: list[dict[str, Any]] = [
@@ -61,6 +62,20 @@ def play_position(rules: Rules, seed: int, cards_to_play: int, mix: float = 0.3,
         if st.phase == Phase.PLAY:
             played += 1
         st = apply(st, a)
+
+
+def play_positions(rules: Rules, seeds: Iterable[int], cards_to_play: int | Callable[[int], int],
+                   mix: float = 0.3) -> Iterator[tuple[int, GameState, DealState]]:
+    """``play_position`` for each of ``seeds`` (``cards_to_play`` a number, or one for each
+    seed), the deals that reached play only: (the seed, the state during play, its deal)."""
+    for seed in seeds:
+        n = cards_to_play if isinstance(cards_to_play, int) else cards_to_play(seed)
+        pos = play_position(rules, seed, n, mix)
+        if pos is None:
+            continue
+        real = pos[1]
+        assert real.deal is not None
+        yield seed, real, real.deal
 
 
 def replay(pre: GameState, real: GameState, seat: int, know: Knowledge, world: World) -> GameState:

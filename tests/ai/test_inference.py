@@ -23,7 +23,7 @@ from bot.engine.game import apply, deal, layout_from_seed, new_game
 from bot.engine.rules import make_rules
 from bot.engine.state import Phase
 from bot.engine.views import view
-from tests.ai.helpers import play_position, true_world
+from tests.ai.helpers import play_position, play_positions, true_world
 
 
 def test_the_bidding_model_rises_with_the_hand() -> None:
@@ -32,11 +32,7 @@ def test_the_bidding_model_rises_with_the_hand() -> None:
 
 def test_bid_events_read_bids_and_passes() -> None:
     rules = make_rules("classic")
-    for seed in range(30):
-        pos = play_position(rules, seed, 0, mix=0.0)
-        if pos is None:
-            continue
-        _, real = pos
+    for _, real, _ in play_positions(rules, range(30), 0, mix=0.0):
         v = view(real, real.to_act)
         ev = bid_events(v)
         assert len(ev) == len(v.bids) - 1
@@ -49,13 +45,8 @@ def test_the_real_deal_is_more_likely_than_the_sampled_ones() -> None:
     the average sampled world does (the model knows what the actions say)."""
     rules = make_rules("classic")
     real_ll, sampled_ll = [], []
-    for seed in range(80):
-        pos = play_position(rules, seed, 3 + seed % 15, mix=0.0)
-        if pos is None:
-            continue
-        _, real = pos
-        assert real.deal is not None
-        seat = real.deal.active[seed % 3]
+    for seed, real, d in play_positions(rules, range(80), lambda s: 3 + s % 15, mix=0.0):
+        seat = d.active[seed % 3]
         v = view(real, seat)
         know = Knowledge(v)
         inf = Inference(v, know)
@@ -91,13 +82,8 @@ def test_a_defender_reads_the_contract() -> None:
     not: it knows its own hand)."""
     rules = make_rules("classic")
     seen = 0
-    for seed in range(40):
-        pos = play_position(rules, seed, 2, mix=0.0)
-        if pos is None:
-            continue
-        _, real = pos
-        assert real.deal is not None
-        for seat in real.deal.active:
+    for _, real, d in play_positions(rules, range(40), 2, mix=0.0):
+        for seat in d.active:
             v = view(real, seat)
             inf = Inference(v, Knowledge(v))
             assert (inf.contract is not None) == (seat != v.declarer)
@@ -198,13 +184,7 @@ def test_a_talon_kept_that_could_be_refused_says_the_declarer_is_strong() -> Non
     # in play, a defender's view: the factor is on exactly when the shown talon qualifies
     rules = make_rules("classic")
     on = off = 0
-    for seed in range(60):
-        pos = play_position(rules, seed, 1, mix=0.0)
-        if pos is None:
-            continue
-        _, real = pos
-        assert real.deal is not None
-        d = real.deal
+    for _, real, d in play_positions(rules, range(60), 1, mix=0.0):
         poor = (sum(POINTS[c] for c in d.talon_taken) < 5
                 or sum(1 for c in d.talon_taken if c % 6 == 0) >= 2
                 or sum(1 for c in d.talon_taken if c % 6 == 1) >= 3)

@@ -15,7 +15,14 @@ from hypothesis import strategies as st
 
 from bot.ai.knowledge import Knowledge
 from bot.engine.views import view
-from tests.ai.helpers import VARIANTS, play_position, replay, variant_rules, visible
+from tests.ai.helpers import (
+    VARIANTS,
+    play_position,
+    play_positions,
+    replay,
+    variant_rules,
+    visible,
+)
 
 _CARD_VARIANTS = [i for i, v in enumerate(VARIANTS) if v.get("two_player_mode") != "stock"]
 
@@ -49,13 +56,8 @@ def test_voids_under_every_trump_are_kept() -> None:
     """A seat that showed a void in trump never gets a card of that suit."""
     rules = variant_rules(0)
     checked = 0
-    for seed in range(400):
-        pos = play_position(rules, seed, 15, mix=0.0)
-        if pos is None:
-            continue
-        _, real = pos
-        assert real.deal is not None
-        seat = real.deal.to_act
+    for seed, real, d in play_positions(rules, range(400), 15, mix=0.0):
+        seat = d.to_act
         know = Knowledge(view(real, seat))
         rng = random.Random(seed)
         for s, suits in know.voids.items():
