@@ -1,8 +1,9 @@
 """The floor of ``python -m bot bench bot``: a bare python-telegram-bot bot.
 
 It is built like the project's application (``ApplicationBuilder`` with the fake server's
-``base_url``, ``concurrent_updates(256)``, no job queue, the benchmark's stamped update queue
-and ``MeasuredRequest``) but has no storage, engine, rendering, outbox or rate limiter:
+``base_url``, 256 concurrent updates, no job queue, the benchmark's stamped update queue,
+its update processor and request measured by ``bot/tg/io/observe.py``) but has no storage,
+engine, rendering, outbox or rate limiter:
 
 * any text message (the simulated person's ``/newgame``) gets one message with eight buttons;
 * a press is answered (``answerCallbackQuery``) and the message it came from is edited
@@ -15,17 +16,21 @@ least a button-driven game must do: the floor the project's cost is compared wit
 
 from __future__ import annotations
 
+from typing import Any
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import (
+    Application,
     ApplicationBuilder,
     CallbackQueryHandler,
     ContextTypes,
     MessageHandler,
     filters,
 )
+from telegram.request import HTTPXRequest
 
 from bot.tg import metrics as M
-from bot.tg.io.app import MeasuredApplication, MeasuredRequest
+from bot.tg.io.observe import ObservedRequest, ObservedUpdates
 
 CARDS = ("9♠", "10♠", "J♥", "Q♥", "K♦", "A♦", "10♣", "A♣")
 
@@ -57,23 +62,22 @@ async def _press(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await query.edit_message_text(text(version), reply_markup=keyboard(version))
 
 
-def build_floor(token: str, base_url: str, metrics: M.Metrics) -> MeasuredApplication:
+def build_floor(token: str, base_url: str,
+                metrics: M.Metrics) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bare bot, pointed at ``base_url`` (the fake Bot API server's); its updates are
-    measured the way ``ThousandApplication``'s are (``MeasuredApplication``)."""
+    measured the way the project's application's are (``ObservedUpdates``,
+    ``ObservedRequest``)."""
 
     app = (
         ApplicationBuilder()
-        .application_class(MeasuredApplication)
         .token(token)
         .base_url(base_url)
-        .concurrent_updates(256)
+        .concurrent_updates(ObservedUpdates(256, probe=metrics))
         .job_queue(None)
         .update_queue(M.StampedQueue(metrics))
-        .request(MeasuredRequest(connection_pool_size=256))
+        .request(ObservedRequest(HTTPXRequest(connection_pool_size=256), probe=True))
         .build()
     )
-    assert isinstance(app, MeasuredApplication)
-    app.metrics = metrics
     app.add_handler(MessageHandler(filters.TEXT, _start))
     app.add_handler(CallbackQueryHandler(_press))
     return app

@@ -2,10 +2,10 @@
 about and the process's name, where they apply; the token and the secrets never appear.
 
 The update, chat and game come from context variables set while an update is handled
-(``ThousandApplication.process_update``: the chat of the update, the game of its button or
-of its chat) and in each chat's outbox worker (the chat); tasks started meanwhile (a game's
-timers, a computer's move) inherit them.  A record may also name them itself:
-``log.info(..., extra={"game_id": 7})``.
+(``ThousandApplication.log_context``, called by the update processor: the chat of the
+update, the game of its button or of its chat) and in each chat's outbox worker (the
+chat); tasks started meanwhile (a game's timers, a computer's move) inherit them.  A
+record may also name them itself: ``log.info(..., extra={"game_id": 7})``.
 """
 
 from __future__ import annotations

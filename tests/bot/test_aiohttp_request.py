@@ -28,7 +28,8 @@ from telegram.warnings import PTBDeprecationWarning
 
 import tests.bot.test_e2e_pictures as e2e_pictures
 from bot.tg.io.aiohttp_request import AiohttpRequest
-from bot.tg.io.app import MeasuredAiohttpRequest, MeasuredRequest, build_application
+from bot.tg.io.app import build_application
+from bot.tg.io.observe import ObservedRequest
 from tests.bot.helpers import settings_for
 from tests.fakeapi import FakeTelegramServer
 
@@ -345,6 +346,51 @@ async def test_shutdown_closes_the_aiohttp_session(api: Api) -> None:
     assert session.closed
 
 
+# ----------------------------------------------------------------------------- observed
+
+
+async def test_the_observing_wrapper_passes_everything_on(api: Api, make: Factory) -> None:
+    """``ObservedRequest`` holds the client's request object: the default timeouts, the
+    session and its shutdown are the inner one's; every request is counted by method and
+    outcome, and the first one of an update marks the benchmark's probe."""
+    from prometheus_client import generate_latest
+
+    from bot.ops.metrics import BotMetrics
+    from bot.tg import metrics as M
+    from tests.bot.test_ops import _value
+
+    ops, bench = BotMetrics(), M.Metrics()
+    inner = make(read_timeout=0.3)
+    req = ObservedRequest(inner, ops=ops, probe=True)
+    assert req.read_timeout == 0.3
+    token = M.current.set(bench.probe_for(object()))
+    try:
+        async with req:
+            data = params(chat_id=5, text="привет")
+            assert await req.post(f"{api.url}/sendMessage", data) == {"method": "sendMessage"}
+            with pytest.raises(BadRequest, match="Message text is empty"):
+                await req.post(f"{api.url}/bad", params(chat_id=1))
+            with pytest.raises(TimedOut):
+                await req.post(f"{api.url}/slow3")  # the inner one's read timeout
+            assert await req.post(f"{api.url}/slow0.6", read_timeout=3) == {"method": "slow0.6"}
+    finally:
+        M.current.reset(token)
+    assert len(bench.latencies) == 1  # the probe: the first request only
+    with pytest.raises(RuntimeError, match="not initialized"):  # shut down: the inner one
+        await inner.do_request(f"{api.url}/ok", "POST")
+    page = generate_latest(ops.registry).decode()
+    for method, outcome in (("sendMessage", "ok"), ("bad", "bad_request"),
+                            ("slow3", "timeout"), ("slow0.6", "ok")):
+        assert _value(page, "thousand_bot_api_requests_total", method=method,
+                      outcome=outcome) == 1, (method, outcome)
+    assert _value(page, "thousand_bot_api_request_seconds_count", method="slow3") == 1
+    [sent] = [s for s in api.seen if s.method == "sendMessage"]
+    assert sent.user_agent == BaseRequest.USER_AGENT
+    # the session and the body are the inner client's (aiohttp: one JSON body)
+    assert sent.content_type == ("application/x-www-form-urlencoded"
+                                 if isinstance(inner, HTTPXRequest) else "application/json")
+
+
 # ----------------------------------------------------------------------------- the bot
 
 
@@ -358,10 +404,13 @@ def test_the_bot_uses_the_configured_client(server: FakeTelegramServer, tmp_path
     assert type(app.bot.request) is HTTPXRequest and type(app.bot._request[0]) is HTTPXRequest
     from bot.tg import metrics as M
 
-    for client, cls in (("aiohttp", MeasuredAiohttpRequest), ("httpx", MeasuredRequest)):
+    for client, cls in (("aiohttp", AiohttpRequest), ("httpx", HTTPXRequest)):
         app = build_application(settings_for(server, db, http_client=client),
                                 metrics=M.Metrics())
-        assert type(app.bot.request) is cls
+        calls = app.bot._request[1]
+        assert type(calls) is ObservedRequest and type(calls.inner) is cls
+        assert calls.probe and calls.ops is None
+        assert type(app.bot._request[0]) is cls  # getUpdates: not measured
 
 
 async def test_the_bot_end_to_end_on_httpx(server: FakeTelegramServer, db: Path,

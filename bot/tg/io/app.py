@@ -13,7 +13,6 @@ import importlib.util
 import logging
 import random
 import sys
-import time
 from typing import Any
 
 from telegram import BotCommand, BotCommandScopeDefault, Update
@@ -24,12 +23,13 @@ from telegram.request import BaseRequest, HTTPXRequest
 from bot.config import Settings
 from bot.i18n import LANGS, t
 from bot.ops import logs
-from bot.ops.metrics import BotMetrics, method_of
+from bot.ops.metrics import BotMetrics
 from bot.ops.server import OpsServer
 from bot.tg import metrics as M
 from bot.tg.io.aiohttp_request import AiohttpRequest
 from bot.tg.io.coord import SharedCoordinator, SharedSends, owner_name
 from bot.tg.io.handlers import add_handlers
+from bot.tg.io.observe import ObservedRequest, ObservedUpdates
 from bot.tg.io.outbox import Outbox
 from bot.tg.io.thinking import Thinker
 from bot.tg.rooms.service import GameService
@@ -64,23 +64,6 @@ MENU = ("newgame", "score", "export", "rules", "table", "lang", "help", "stats",
         "stop", "pace")
 
 
-class MeasuredApplication(Application[Any, Any, Any, Any, Any, Any]):
-    """An application whose updates carry the benchmark's probe (when ``metrics`` is set):
-    the bot's own and the bare floor bot's (``bench/floor.py``) are measured alike."""
-
-    metrics: M.Metrics | None = None
-
-    async def process_update(self, update: object) -> None:
-        if self.metrics is None:
-            await super().process_update(update)
-            return
-        token = M.current.set(self.metrics.probe_for(update))
-        try:
-            await super().process_update(update)
-        finally:
-            M.current.reset(token)
-
-
 _frozen = False
 
 
@@ -100,8 +83,11 @@ def freeze_startup() -> None:
     gc.freeze()
 
 
-class ThousandApplication(MeasuredApplication):
-    """Owns the storage, the outbox, the computer players and the game service."""
+class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
+    """Owns the storage, the outbox, the computer players and the game service.
+
+    It is not what measures the bot: its update processor and its request objects are
+    (``bot/tg/io/observe.py``, given to it by ``build_application``)."""
 
     settings: Settings
     rng: random.Random | None
@@ -111,22 +97,9 @@ class ThousandApplication(MeasuredApplication):
     ops: BotMetrics | None  # Prometheus metrics (METRICS_PORT set, or the bench's --metrics)
     ops_server: OpsServer | None
 
-    async def process_update(self, update: object) -> None:
-        if self.settings.log_format == "json" and isinstance(update, Update):
-            self._log_context(update)
-        ops = self.ops
-        if ops is None:
-            await super().process_update(update)
-            return
-        start = time.perf_counter()
-        try:
-            await super().process_update(update)
-        finally:
-            ops.update(update, time.perf_counter() - start)
-
-    def _log_context(self, update: Update) -> None:
+    def log_context(self, update: Update) -> None:
         """The update, its chat and its game, for LOG_FORMAT=json (``bot/ops/logs.py``);
-        process_update runs in the update's own task, so these stay with it."""
+        called by the update processor in the update's own task, so these stay with it."""
         logs.update_id.set(update.update_id)
         chat = update.effective_chat
         game = None
@@ -242,73 +215,25 @@ STORAGE_WRITES = ("append_action", "append_actions", "create_game", "update_lobb
                   "start_game", "finish_game", "set_message_ids", "set_deadline")
 
 
-class _Observed(BaseRequest):
-    """Counts every Bot API request by method and outcome, with its latency (``ops``)."""
-
-    ops: BotMetrics | None = None
-
-    async def do_request(self, url: str, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
-        ops = self.ops
-        if ops is None:
-            return await super().do_request(url, *args, **kwargs)  # type: ignore[safe-super]
-        start = time.perf_counter()
-        try:
-            status, body = await super().do_request(  # type: ignore[safe-super]
-                url, *args, **kwargs)
-        except BaseException as e:
-            ops.request(method_of(url), time.perf_counter() - start, error=e)
-            raise
-        ops.request(method_of(url), time.perf_counter() - start, status=status, body=body)
-        return status, body
-
-
-class ObservedRequest(_Observed, HTTPXRequest):
-    """PTB's default request class (HTTP_CLIENT=httpx), observed."""
-
-
-class ObservedAiohttpRequest(_Observed, AiohttpRequest):
-    """``AiohttpRequest`` (HTTP_CLIENT=aiohttp), observed."""
-
-
-class _Measured(BaseRequest):
-    """Marks the first request made on behalf of an update (benchmark only)."""
-
-    async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
-        M.mark_request()
-        return await super().do_request(*args, **kwargs)  # type: ignore[safe-super]
-
-
-class MeasuredRequest(_Measured, ObservedRequest):
-    """PTB's default request class, measured (the bench floor's, and HTTP_CLIENT=httpx)."""
-
-
-class MeasuredAiohttpRequest(_Measured, ObservedAiohttpRequest):
-    """``AiohttpRequest``, measured (HTTP_CLIENT=aiohttp)."""
-
-
-def _requests(settings: Settings, measured: bool,
+def _requests(settings: Settings, probe: bool,
               ops: BotMetrics | None) -> tuple[BaseRequest, BaseRequest]:
-    """The request objects for Bot API calls and for getUpdates."""
+    """The request objects for Bot API calls and for getUpdates: the HTTP client's own,
+    wrapped when observed (``ops``) or measured (``probe``: the benchmark's)."""
     timeout = settings.request_timeout
-    observed = ops is not None
     calls: BaseRequest
     updates: BaseRequest
     if settings.http_client == "aiohttp":
-        cls: type[AiohttpRequest] = MeasuredAiohttpRequest if measured else \
-            ObservedAiohttpRequest if observed else AiohttpRequest
-        calls = cls(connection_pool_size=256, read_timeout=timeout, write_timeout=timeout,
-                    connect_timeout=timeout)
-        updates = (ObservedAiohttpRequest if observed else AiohttpRequest)(
-            connection_pool_size=1)
+        calls = AiohttpRequest(connection_pool_size=256, read_timeout=timeout,
+                               write_timeout=timeout, connect_timeout=timeout)
+        updates = AiohttpRequest(connection_pool_size=1)
     else:
-        hcls: type[HTTPXRequest] = MeasuredRequest if measured else \
-            ObservedRequest if observed else HTTPXRequest
-        calls = hcls(connection_pool_size=256, read_timeout=timeout, write_timeout=timeout,
-                     connect_timeout=timeout)
-        updates = (ObservedRequest if observed else HTTPXRequest)(connection_pool_size=1)
-    for request in (calls, updates):
-        if isinstance(request, _Observed):
-            request.ops = ops
+        calls = HTTPXRequest(connection_pool_size=256, read_timeout=timeout,
+                             write_timeout=timeout, connect_timeout=timeout)
+        updates = HTTPXRequest(connection_pool_size=1)
+    if ops is not None or probe:
+        calls = ObservedRequest(calls, ops=ops, probe=probe)
+    if ops is not None:
+        updates = ObservedRequest(updates, ops=ops)
     return calls, updates
 
 
@@ -322,6 +247,7 @@ def build_application(
     if observe is None:
         observe = bool(settings.metrics_port)
     ops = BotMetrics() if observe else None
+    updates = ObservedUpdates(256, ops=ops, probe=metrics)
     builder = (
         ApplicationBuilder()
         .application_class(ThousandApplication)
@@ -335,22 +261,23 @@ def build_application(
             group_time_period=60,
             max_retries=3,
         ))
-        .concurrent_updates(256)
+        .concurrent_updates(updates)
         .job_queue(None)
     )
     if metrics is not None:
         builder = builder.update_queue(M.StampedQueue(metrics))
-    requests = _requests(settings, measured=metrics is not None, ops=ops)
+    requests = _requests(settings, probe=metrics is not None, ops=ops)
     builder = builder.request(requests[0]).get_updates_request(requests[1])
     app = builder.build()
     assert isinstance(app, ThousandApplication)
     app.settings = settings
-    app.metrics = metrics
     app.rng = rng
     app.storage = None
     app.service = None
     app.requests = requests
     app.ops = ops
     app.ops_server = None
+    if settings.log_format == "json":
+        updates.context = app.log_context
     add_handlers(app)
     return app
