@@ -3,7 +3,9 @@
 
 They sit outside the product packages (``bot``, ``storage``: an import-linter contract
 keeps the product from importing them) and are not part of the wheel; some need the
-checkout's ``tests/fakeapi``.  Each command's module has its own ``--help``.
+checkout's ``tests/fakeapi``.  Each command's module has its own ``--help``.  The tools
+that measure the computer players (the arena, players of another commit, tuning) are here
+too, in ``bench/arena`` (``python -m bot arena ...``).
 """
 
 from __future__ import annotations

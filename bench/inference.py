@@ -17,7 +17,8 @@ import random
 import statistics
 import sys
 
-from bot.ai import bidding, choose_action
+from bot.ai import choose_action
+from bot.ai.evaluate import PLAY_EDGE, cap_of
 from bot.ai.inference import (
     Inference,
     bid_events,
@@ -45,14 +46,14 @@ def factors(v: TableView, know: Knowledge, inf: Inference, w: World) -> dict[str
     hand8 = frozenset(w.hands[d]) | know.played_by[d]
     events = [e for e in bid_events(v) if e[0] != v.seat]
     bids = bids_log_likelihood(events, {s: know.orig_hand(w, s) for s in {e[0] for e in events}})
-    contract = contract_log_likelihood(hand8, v.bid, v.contract, bidding.cap_of(v, hand8),
-                                       v.rules.bid_step, bidding.PLAY_EDGE)
+    contract = contract_log_likelihood(hand8, v.bid, v.contract, cap_of(v, hand8),
+                                       v.rules.bid_step, PLAY_EDGE)
     out = frozenset(c for s, c in w.received.items() if s != d and c >= 0)
     passed = pass_log_likelihood(v, hand8 | out, out) if len(out) == 2 else 0.0
     kept = kept_hands(v)
     redeals = redeals_log_likelihood(v.rules, kept, {s: know.orig_hand(w, s) for s, _f in kept})
     if talon_kept(v):
-        redeals += talon_log_likelihood(hand8, v.bid, bidding.PLAY_EDGE)
+        redeals += talon_log_likelihood(hand8, v.bid, PLAY_EDGE)
     return {"bids": bids, "contract": contract, "passed": passed, "redeals": redeals,
             "all": inf.log_likelihood(w)}
 

@@ -31,7 +31,8 @@ USAGE = """usage: python -m bot [COMMAND]
   bench restart [--games N]    start-up to the first answer with N live games [--eager]
   arena --a L --b L [...]      computer players against each other on duplicate deals
                                (L: random, normal, hard, or L@GIT-REF: as in that commit)
-                               [--sprt MU0,MU1] [--every N] [--games N]
+                               [--sprt MU0,MU1] [--every N] [--games N] (bench/arena/,
+                               from a source checkout only)
   migrate-db --from SQLITE_PATH --to postgresql://...
                                copy the SQLite database into an empty PostgreSQL one
   backup FILE [--from SQLITE_PATH]
@@ -74,9 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return backup_main(rest)
     if cmd == "arena":
-        from bot.ai.arena import main as arena_main
-
-        return arena_main(rest)
+        return _arena(rest)
     print(USAGE, file=sys.stderr)
     return 2
 
@@ -84,15 +83,28 @@ def main(argv: list[str] | None = None) -> int:
 def _bench(argv: list[str], root: Path | None = None) -> int:
     """``bench ...``: the benchmarks live in the checkout's ``bench/`` package, next to
     ``bot/`` in ``root`` (not in the product: an installed package has no ``bench``)."""
+    return _from_checkout("bench", "the benchmarks need", "bench", argv, root)
+
+
+def _arena(argv: list[str], root: Path | None = None) -> int:
+    """``arena ...``: the arena measures the computer players from the checkout's
+    ``bench/arena`` package (not in the product, as the benchmarks)."""
+    return _from_checkout("bench.arena", "the arena needs", "arena", argv, root)
+
+
+def _from_checkout(module: str, who: str, cmd: str, argv: list[str],
+                   root: Path | None) -> int:
+    """``module``'s ``main(argv)``, from the checkout's ``bench/`` next to ``bot/`` in
+    ``root``; without it (an installed package), one line on stderr and 2."""
     if root is None:
         root = Path(__file__).resolve().parent.parent
     if not (root / "bench" / "__init__.py").is_file():
-        print(f"the benchmarks need a source checkout: run python -m bot bench from the "
-              f"project's repository (there is no bench/ in {root})", file=sys.stderr)
+        print(f"{who} a source checkout: run python -m bot {cmd} from the project's "
+              f"repository (there is no bench/ in {root})", file=sys.stderr)
         return 2
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))  # bench/ and tests/fakeapi, wherever this runs from
-    run = cast(Callable[[list[str]], int], importlib.import_module("bench").main)
+    run = cast(Callable[[list[str]], int], importlib.import_module(module).main)
     return run(argv)
 
 

@@ -25,17 +25,23 @@ import time
 from dataclasses import dataclass
 from itertools import combinations
 
-from bot.engine.cards import MARRIAGE_VALUES, marriages_in
 from bot.engine.views import TableView
 
 from . import normal
-from .evaluate import HARD_WEIGHTS8, SD8, chance_at_least, declarer_points, fitted_points
+from .evaluate import (
+    HARD_WEIGHTS8,
+    PLAY_EDGE,
+    SD8,
+    cap_of,
+    chance_at_least,
+    declarer_points,
+    fitted_points,
+)
 from .inference import TEMPER, bid_events, dealt_log_likelihood, kept_hands
 
 TALON_SAMPLES = 160  # three players: deals of the 17 unseen cards behind one decision
-PLAY_EDGE = 5.0  # ``hard``'s card play takes about this much more than ``normal``'s
 # two players: the points a declarer took against ``normal``'s estimate of the ten cards
-# it kept, fitted by ``python -m bot.ai.tune 3000 --two`` (see docs/computer-players.md)
+# it kept, fitted by ``python -m bench.arena.tune 3000 --two`` (see docs/computer-players.md)
 TWO_A, TWO_B, SD2 = -38.10, 1.111, 28.2
 
 
@@ -52,17 +58,6 @@ class Outlook:
     @property
     def total(self) -> float:
         return sum(self.weights)
-
-
-def cap_of(view: TableView, hand: frozenset[int]) -> int:
-    """The highest contract the declarer may name holding ``hand`` (RULES.md §2.4)."""
-    r = view.rules
-    if not r.bid_needs_marriage:
-        return r.max_bid
-    cap = 120 + sum(MARRIAGE_VALUES[s] for s in marriages_in(hand))
-    if r.ace_marriage and sum(1 for c in hand if c % 6 == 5) == 4:
-        cap += 200
-    return min(cap, r.max_bid)
 
 
 def kept_estimate(view: TableView, hand: frozenset[int], drop: int,

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from math import erf, sqrt
 
-from bot.engine.cards import MARRIAGE_VALUES
+from bot.engine.cards import MARRIAGE_VALUES, marriages_in
+from bot.engine.views import TableView
 
 NINE, JACK, QUEEN, KING, TEN, ACE = range(6)
 
@@ -118,7 +119,7 @@ def talon_bonus(players: int) -> float:
     return 16.0 if players != 2 else 8.0
 
 
-# Fitted by ``python -m bot.ai.tune 6000`` (least squares on self-play deals: the points a
+# Fitted by ``python -m bench.arena.tune 6000`` (least squares on self-play deals: the points a
 # declarer took against the features of its hand). ``hard`` uses them; SD_* is the spread of
 # the residuals, which turns an estimate into a chance of reaching a contract.
 HARD_WEIGHTS7: dict[str, float] = {
@@ -133,6 +134,7 @@ HARD_WEIGHTS8: dict[str, float] = {
     "ten_with_ace": 14.48, "void": 7.79,
 }
 SD8 = 26.4
+PLAY_EDGE = 5.0  # ``hard``'s card play takes about this much more than ``normal``'s
 
 
 def fitted_points(hand: Iterable[int], weights: dict[str, float]) -> float:
@@ -143,3 +145,14 @@ def fitted_points(hand: Iterable[int], weights: dict[str, float]) -> float:
 def chance_at_least(estimate: float, target: float, sd: float) -> float:
     """P(points >= target) for a normal spread ``sd`` around ``estimate``."""
     return 0.5 * (1.0 + erf((estimate - target + 0.5) / (sd * sqrt(2.0))))
+
+
+def cap_of(view: TableView, hand: frozenset[int]) -> int:
+    """The highest contract the declarer may name holding ``hand`` (RULES.md §2.4)."""
+    r = view.rules
+    if not r.bid_needs_marriage:
+        return r.max_bid
+    cap = 120 + sum(MARRIAGE_VALUES[s] for s in marriages_in(hand))
+    if r.ace_marriage and sum(1 for c in hand if c % 6 == 5) == 4:
+        cap += 200
+    return min(cap, r.max_bid)

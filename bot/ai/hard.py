@@ -43,8 +43,10 @@ from . import bidding, normal, standing
 from .evaluate import (
     HARD_WEIGHTS7,
     HARD_WEIGHTS8,
+    PLAY_EDGE,
     SD7,
     SD8,
+    cap_of,
     chance_at_least,
     declarer_points,
     fitted_points,
@@ -391,11 +393,11 @@ def talon_redeal(view: TableView, out: tuple[int, ...]) -> bool:
     totals (0 each, at 100) a contract must be made about 55% of the time to be worth
     playing, not 30% as main asked before issue 21 (the chance of the fitted estimate)."""
     keep = frozenset(view.hand) - set(out)
-    est = fitted_points(keep, HARD_WEIGHTS8) + bidding.PLAY_EDGE
+    est = fitted_points(keep, HARD_WEIGHTS8) + PLAY_EDGE
     if not TALON_REDEAL_BY_STANDING:
         return chance_at_least(_pass_options(view)[0][0], view.bid, SD8) < 0.3
     step = max(view.rules.bid_step, 1)
-    cap = max(bidding.cap_of(view, keep), view.bid)
+    cap = max(cap_of(view, keep), view.bid)
     best_c, best_p = view.bid, chance_at_least(est, view.bid, SD8)
     for c in range(view.bid, cap + 1, step):
         p = chance_at_least(est, c, SD8)
@@ -533,7 +535,7 @@ def choose_contract(view: TableView, rng: random.Random | None = None,
 def contract_decision(view: TableView, rng: random.Random | None = None,
                       deadline: float | None = None) -> tuple[Action, float]:
     """The contract (or concession) and the chance of reaching it (of the bid: conceding)."""
-    est = fitted_points(view.hand, HARD_WEIGHTS8) + bidding.PLAY_EDGE
+    est = fitted_points(view.hand, HARD_WEIGHTS8) + PLAY_EDGE
     values = sorted(a.value for a in view.legal if a.kind == CONTRACT)
     chance = {c: chance_at_least(est, c, SD8) for c in values}
     if rng is not None and deadline is not None and len(values) > 1:
@@ -570,7 +572,7 @@ def choose_contract_two(view: TableView) -> Action:
     if not values:
         return normal.choose_contract(view)
     est = bidding.TWO_A + bidding.TWO_B * declarer_points(view.hand, players=2)
-    est += bidding.PLAY_EDGE
+    est += PLAY_EDGE
     chance = {c: chance_at_least(est, c, bidding.SD2) for c in values}
     if view.rules.barrel and view.barrel[view.seat] >= 0:
         best = max(values, key=lambda c: (chance[c], -c))

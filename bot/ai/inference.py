@@ -51,7 +51,15 @@ from bot.engine.state import Kind
 from bot.engine.views import TableView
 
 from . import normal
-from .evaluate import HARD_WEIGHTS7, HARD_WEIGHTS8, SD8, chance_at_least, fitted_points
+from .evaluate import (
+    HARD_WEIGHTS7,
+    HARD_WEIGHTS8,
+    PLAY_EDGE,
+    SD8,
+    cap_of,
+    chance_at_least,
+    fitted_points,
+)
 from .knowledge import Knowledge, World
 
 TEMPER = 0.5
@@ -291,9 +299,6 @@ class Inference:
         self.contract: tuple[int, int, int] | None = None
         if (CONTRACT_MODEL and me != decl and decl >= 0 and view.kind == Kind.NORMAL
                 and len(view.active) == 3 and view.contract >= view.bid > 0):
-            from . import bidding  # (bidding imports this module)
-            self._cap_of = bidding.cap_of
-            self._edge = bidding.PLAY_EDGE
             self.contract = (decl, view.bid, view.contract)
         # the cards the declarer passed (one of them to this seat)
         self.passed = (PASS_MODEL and me != decl and decl >= 0 and view.kind == Kind.NORMAL
@@ -301,9 +306,6 @@ class Inference:
         # the redeals not asked for: the hands as dealt, the talon the declarer kept
         self.kept = kept_hands(view)
         self.talon = talon_kept(view)
-        if self.talon:
-            from . import bidding  # (bidding imports this module)
-            self._edge = bidding.PLAY_EDGE
         self.empty = not (self.bids or self.leads or self.unders or self.contract
                           or self.passed or self.kept or self.talon)
 
@@ -319,12 +321,12 @@ class Inference:
             decl = self.view.declarer
             total += talon_log_likelihood(frozenset(world.hands[decl])
                                           | self.know.played_by[decl], self.view.bid,
-                                          self._edge)
+                                          PLAY_EDGE)
         if self.contract is not None:
             decl, bid, named = self.contract
             hand = frozenset(world.hands[decl]) | self.know.played_by[decl]
-            total += contract_log_likelihood(hand, bid, named, self._cap_of(self.view, hand),
-                                             self.view.rules.bid_step, self._edge)
+            total += contract_log_likelihood(hand, bid, named, cap_of(self.view, hand),
+                                             self.view.rules.bid_step, PLAY_EDGE)
         if self.passed:
             decl = self.view.declarer
             out = frozenset(c for s, c in world.received.items() if s != decl and c >= 0)

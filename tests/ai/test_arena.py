@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.ai import arena, remote
+from bench.arena import arena, remote
 from bot.engine.rules import make_rules
 
 
@@ -168,7 +168,7 @@ def test_jobs_play_another_commit_in_each_process(capsys: pytest.CaptureFixture[
 # commit: the stop waits until the worker is started and its closing is registered.
 _STOPPED_WHILE_STARTING = r"""
 import os, signal, sys
-from bot.ai import arena
+from bench.arena import arena
 start = arena.Players.start
 def start_and_get_stopped(self, spec):
     start(self, spec)
@@ -186,6 +186,7 @@ print("not stopped")
 def test_a_job_stopped_while_it_starts_removes_its_export(tmp_path: Path) -> None:
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     res = subprocess.run([sys.executable, "-c", _STOPPED_WHILE_STARTING], env=env,
+                         cwd=Path(__file__).resolve().parents[2],  # bench/ is the checkout's
                          capture_output=True, text=True, timeout=120, check=False)
     assert res.stdout.strip() == "stopped", res.stderr
     assert list(tmp_path.iterdir()) == []

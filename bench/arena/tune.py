@@ -1,4 +1,5 @@
-"""Fitting the hand estimate of ``hard`` on self-play deals (``python -m bot.ai.tune``).
+"""Fitting the hand estimate of ``hard`` on self-play deals (``python -m bench.arena.tune``,
+from a source checkout).
 
 Every deal: the forehand becomes the declarer at 100 (the others pass), passes and
 plays as ``normal`` against two ``normal`` defenders; we record its hand of seven
@@ -14,13 +15,12 @@ from __future__ import annotations
 import random
 import sys
 
+from bot.ai import normal
+from bot.ai.evaluate import declarer_points, features
 from bot.engine.game import apply, deal, layout_from_seed, new_game
 from bot.engine.rules import make_rules
 from bot.engine.state import Action, Phase
 from bot.engine.views import view
-
-from . import normal
-from .evaluate import declarer_points, features
 
 
 def sample_deals(n: int, seed: int) -> list[tuple[dict[str, float], dict[str, float], int]]:

@@ -1,6 +1,7 @@
 """The arena: two computer levels on duplicate deals, and whole games.
 
-``python -m bot arena --a hard --b normal --deals 2000 --seed 1`` plays every deal
+``python -m bot arena --a hard --b normal --deals 2000 --seed 1`` (from a source checkout;
+or ``python -m bench.arena ...``) plays every deal
 once per seating: for each active seat j, A sits in j against B everywhere else,
 then B sits in j against A everywhere else (two players: A-B then B-A). Both see
 the same cards, so the difference of A's and B's score in seat j measures the
@@ -33,12 +34,12 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.ai import LEVELS, choose_action
 from bot.engine.game import apply, deal, derive_seed, layout_from_seed, new_game
 from bot.engine.rules import PRESETS, Rules, make_rules
 from bot.engine.state import Action, GameState, Layout, Phase
 from bot.engine.views import view
 
-from . import LEVELS, choose_action
 from .remote import ArenaError, RemotePlayer
 
 
@@ -571,7 +572,3 @@ def _run(args: argparse.Namespace, players: Players) -> int:
               f"p95 {1000 * percentile(ts, 0.95):.1f} ms, max {1000 * max(ts):.1f} ms "
               f"({len(ts)} decisions)")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
