@@ -463,3 +463,25 @@ def test_an_unhurried_table_says_its_pace_and_since_when_it_waits() -> None:
         assert [e["unix_time"] for e in entities if e["type"] == "date_time"] == [1_800_000_000]
         quick = R.render_table(lang, public_view(st), R.TableInfo(1, labels, pace="quick"))
         assert R.pace_name(lang, "quick") in quick.text and "tg-time" not in quick.text
+
+
+def test_hint_button_only_where_there_is_a_choice() -> None:
+    """💡 sits under a hand with two moves or more and never under a single move (there is
+    nothing to advise), whatever the phase."""
+    info = R.TableInfo(12, SEATS[:3], hints=True)
+    single = several = 0
+    for st in states(3, "classic", seed=7, steps=400):
+        if st.phase in (Phase.DEALING, Phase.GAME_OVER):
+            continue
+        v = view(st, st.to_act)
+        if not v.legal:
+            continue
+        hint_buttons = [b for row in R.render_hand("ru", v, info).keyboard for b in row
+                        if (d := cb.decode(b.data)) is not None and d.verb == cb.HINT]
+        if len(v.legal) == 1:
+            single += 1
+            assert not hint_buttons, [str(a) for a in v.legal]
+        else:
+            several += 1
+            assert len(hint_buttons) == 1
+    assert single > 5 and several > 50
