@@ -86,17 +86,21 @@ def hint(view: TableView, seed: int = 0, deadline: float | None = None) -> Hint:
     if Action(DARK) in legal:
         return Hint(Action(LIGHT), (Reason("light"),))
     if ph != Phase.PASSING and Action(REDEAL) in legal:
-        if len(view.active) == 3 and len(view.hand) == 7 and not normal.late_redeal(view):
+        late = normal.late_redeal(view)  # four nines after the pass
+        if len(view.active) == 3 and len(view.hand) == 7 and not late:
             est = fitted_points(view.hand, HARD_WEIGHTS7)
             ask = est < 90
-        else:
-            est = fitted_points(view.hand, HARD_WEIGHTS7)
+        else:  # ``normal``'s choice, and the estimate it is made on
+            est = normal.hand_estimate(view, view.hand, with_talon=not late)
             ask = normal.choose_redeal(view) == Action(REDEAL)
         if ask:
+            if late and view.seat != view.declarer:  # a defender takes it whatever the hand
+                return Hint(Action(REDEAL), (Reason("redeal_nines"),))
             return Hint(Action(REDEAL), (Reason("redeal", (("value", round(est)),)),))
         view = normal.without_redeal(view)
         if len(view.legal) == 1:
-            return Hint(view.legal[0], (Reason("no_redeal"),))
+            keep = "nines_bonus" if late and view.rules.four_nines_bonus else "no_redeal"
+            return Hint(view.legal[0], (Reason(keep),))
     three = len(view.active) == 3
     if ph == Phase.PLAY and not view.rules.stock_mode:
         h = _play_hint(view, rng, deadline)

@@ -55,8 +55,9 @@ PLAY_CODES = {"marriage", "ace_marriage", "lead_wins", "top_left", "lead_top", "
               "load_partner", "cheap", "duck_cheap"}
 SEARCH_CODES = {"search_points", "search_best", "quick"}
 CHANCE_CODES = {"made_pct", "beaten_pct", "made_pct_fit", "beaten_pct_fit"}
-OTHER_CODES = {"only", "light", "redeal", "no_redeal", "bid", "pass", "redeal_talon",
-               "give_loose", "give_cheap", "contract", "concede", "talon", "estimate"}
+OTHER_CODES = {"only", "light", "redeal", "redeal_nines", "no_redeal", "nines_bonus", "bid",
+               "pass", "redeal_talon", "give_loose", "give_cheap", "contract", "concede",
+               "talon", "estimate"}
 CODES = PLAY_CODES | SEARCH_CODES | CHANCE_CODES | OTHER_CODES
 # the claims "the trick is taken whatever the others hold" (by this card; by the partner)
 SURE_MINE = {"lead_wins", "top_left", "takes_last", "trumps_in", "takes"}
@@ -214,6 +215,13 @@ def check(v: TableView, real: GameState, act: Action, r: Reason, rng: random.Ran
     elif r.code == "no_redeal":
         assert Action(REDEAL) in v.legal and act.kind != REDEAL
         assert len([a for a in v.legal if a.kind != REDEAL]) == 1
+    elif r.code in ("redeal_nines", "nines_bonus"):  # four nines after the pass
+        assert C.count_rank(v.hand, C.NINE) == 4 and v.rules.redeal_after_pass
+        assert v.phase in (Phase.CONTRACT, Phase.PLAY)
+        if r.code == "redeal_nines":
+            assert act.kind == REDEAL and v.seat != v.declarer
+        else:
+            assert act.kind != REDEAL and v.rules.four_nines_bonus
     elif r.code in ("redeal", "redeal_talon"):
         assert act.kind == REDEAL and act in v.legal
         assert (v.phase == Phase.PASSING) == (r.code == "redeal_talon")
