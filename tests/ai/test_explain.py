@@ -380,10 +380,13 @@ def test_every_reason_is_true_in_random_positions() -> None:
 def test_hints_are_legal_true_and_name_only_cards_the_seat_sees() -> None:
     rng = random.Random(5)
     seen = 0
-    for rules, seed in ((CLASSIC, 5), (make_rules("classic", players=2), 6),
-                        (make_rules("classic", players=4), 7)):
+    games = [(CLASSIC, 5, 2), (make_rules("classic", players=2), 6, 2),
+             (make_rules("classic", players=4), 7, 2)]
+    # the ace marriage, dark play, the stock game, four nines after the pass (a deal each)
+    games += [(variant_rules(i), 40 + i, 1) for i in (4, 6, 7, 12)]
+    for rules, seed, deals in games:
         st = new_game(rules, seed)
-        while len(st.history) < 2:
+        while len(st.history) < deals:
             v = view(st, st.to_act)
             h = hint(v, seed=1, deadline=time.monotonic() + 0.05)
             check_hint(v, st, h, rng)
@@ -394,7 +397,25 @@ def test_hints_are_legal_true_and_name_only_cards_the_seat_sees() -> None:
                         assert value in visible, (r, v.hand)
             seen += 1
             st = apply(st, choose_action(v, "normal", seed=1), st.to_act)
-    assert seen > 60
+    assert seen > 100
+
+
+def test_four_nines_after_the_pass() -> None:
+    """A defender holding four nines after the pass may ask for a redeal until its first
+    card: the hint says why in the rule's words, not that the hand is weak; with the four
+    nines' bonus it keeps the deal for the bonus."""
+    for bonus, code, act in ((False, "redeal_nines", Action(REDEAL)),
+                             (True, "nines_bonus", Action(PLAY, card=C.parse("9♥")))):
+        rules = make_rules("classic", redeal_after_pass=True, four_nines_bonus=bonus)
+        st = start(rules, ["J♥ J♣ Q♠ K♠ Q♣ K♣ A♦", "A♥ K♥ Q♥ 10♥ A♣ 10♣ K♦",
+                           "9♥ 9♠ 9♣ 9♦ A♠ 10♠ 10♦"], "J♠ J♦ Q♦", dealer=0)
+        st = do(st, "2 pass", "0 pass", "1 talon 1", "1 give J♠", "1 give J♦",
+                "1 contract 120", "1 play A♥")
+        v = view(st, 2)
+        assert set(v.legal) == {Action(REDEAL), Action(PLAY, card=C.parse("9♥"))}
+        h = hint(v, seed=1, deadline=time.monotonic() + 0.2)
+        assert h == Hint(act, (Reason(code),))
+        check_hint(v, st, h, random.Random(0))
 
 
 def _code(v: TableView, a: Action, hold: dict[int, frozenset[int]]) -> str | None:
