@@ -45,6 +45,7 @@ from bot.engine.state import (
     Trick,
 )
 from bot.engine.views import TableView, view
+from bot.i18n import CATALOGS, LANGS
 from bot.tg.rooms.hints import hint_text
 from bot.tg.view.render import card_text
 from tests.ai.helpers import play_position, variant_rules
@@ -285,6 +286,12 @@ def issue_47_position() -> GameState:
 
 
 # ----------------------------------------------------------------------------- tests
+
+
+def test_every_reason_in_the_catalog_has_a_checker() -> None:
+    for lang in LANGS:
+        keys = {k.removeprefix("why.") for k in CATALOGS[lang] if k.startswith("why.")}
+        assert keys == CODES, (lang, keys ^ CODES)
 
 
 def test_the_issue_47_position_gets_a_true_reason() -> None:
