@@ -87,7 +87,7 @@ async def _hint_in_solo(server: FakeTelegramServer, db: Path, user: FakeUser,
                 assert any(w in answer.text for w in words), answer.text
                 if h.action.kind in (PLAY, DECLARE) and len(h.reasons) == 2:
                     card_hints += 1
-                    name = s.seats[v.declarer].name
+                    name = s.labels()[v.declarer].name  # as the table shows it
                     whose = yours if v.declarer == 0 else theirs.format(name=name)
                     assert whose in answer.text, answer.text
             assert s.state is st  # a hint changes nothing

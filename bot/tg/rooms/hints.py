@@ -129,7 +129,8 @@ class HintsRoom:
         if not v.legal:
             return Answer(t(lang, "hint.not_your_turn"))
         h = await self.thinker.hint((s.game_id, st.version, seat), v, s.seed)
-        return Answer(hint_text(lang, h, _names(s.seats), st.rules.players), alert=True)
+        names = [label.name for label in s.labels()]  # as the table shows them
+        return Answer(hint_text(lang, h, names, st.rules.players), alert=True)
 
     async def analysis_press(self, c: cb.Callback, user: UserRef,
                              where: Where) -> Answer:
