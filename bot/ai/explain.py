@@ -43,6 +43,7 @@ from bot.engine.views import TableView
 
 from . import hard, normal
 from .evaluate import HARD_WEIGHTS7, fitted_points
+from .knowledge import Knowledge
 from .solver import Solver, Timeout, to_mask
 
 HINT_THINK = 0.6  # seconds of sampling behind a hint (the answer must come within 1 s)
@@ -85,17 +86,21 @@ def hint(view: TableView, seed: int = 0, deadline: float | None = None) -> Hint:
     if Action(DARK) in legal:
         return Hint(Action(LIGHT), (Reason("light"),))
     if ph != Phase.PASSING and Action(REDEAL) in legal:
-        if len(view.active) == 3 and len(view.hand) == 7 and not normal.late_redeal(view):
+        late = normal.late_redeal(view)  # four nines after the pass
+        if len(view.active) == 3 and len(view.hand) == 7 and not late:
             est = fitted_points(view.hand, HARD_WEIGHTS7)
             ask = est < 90
-        else:
-            est = fitted_points(view.hand, HARD_WEIGHTS7)
+        else:  # ``normal``'s choice, and the estimate it is made on
+            est = normal.hand_estimate(view, view.hand, with_talon=not late)
             ask = normal.choose_redeal(view) == Action(REDEAL)
         if ask:
+            if late and view.seat != view.declarer:  # a defender takes it whatever the hand
+                return Hint(Action(REDEAL), (Reason("redeal_nines"),))
             return Hint(Action(REDEAL), (Reason("redeal", (("value", round(est)),)),))
         view = normal.without_redeal(view)
         if len(view.legal) == 1:
-            return Hint(view.legal[0], (Reason("no_redeal"),))
+            keep = "nines_bonus" if late and view.rules.four_nines_bonus else "no_redeal"
+            return Hint(view.legal[0], (Reason(keep),))
     three = len(view.active) == 3
     if ph == Phase.PLAY and not view.rules.stock_mode:
         h = _play_hint(view, rng, deadline)
@@ -119,7 +124,7 @@ def hint(view: TableView, seed: int = 0, deadline: float | None = None) -> Hint:
     if act not in view.legal:
         act = view.legal[0]
     if act.kind in (PLAY, DECLARE):
-        return Hint(act, (_card_reason(view, act),))
+        return Hint(act, (_card_reason(view, act) or Reason("quick"),))
     if act.kind in (GIVE, DISCARD):
         return Hint(act, (_give_reason(view, act.card),))
     if act.kind == TALON:
@@ -150,16 +155,26 @@ def _play_hint(view: TableView, rng: random.Random, deadline: float) -> Hint | N
     scores = hard.play_scores(view, rng, deadline, HINT_SAMPLES)
     if scores is None:
         return None
+    return play_hint(view, rng, scores)
+
+
+def play_hint(view: TableView, rng: random.Random, scores: hard.PlayScores) -> Hint:
+    """``hard``'s card from its search's ``scores`` and why: a fact of the position when
+    one is true of that card, else what the search found; then the declarer's chance."""
     act = hard.pick_play(view, rng, scores)
     i = scores.moves.index(act)
     share = scores.share(i)
     decl = view.seat == view.declarer
     # "fit": the deals were weighted by the other seats' bids and play (``inference``)
     fit = "_fit" if scores.inferred else ""
-    chance = Reason(("made_pct" if decl else "beaten_pct") + fit,
-                    (("pct", _pct(share if decl else 1.0 - share)),
-                     ("samples", scores.samples)))
-    return Hint(act, (_card_reason(view, act), chance))
+    pct = ("pct", _pct(share if decl else 1.0 - share))
+    chance = (Reason("made_pct" + fit, (pct,)) if decl
+              else Reason("beaten_pct" + fit, (pct, ("seat", view.declarer))))
+    why = _card_reason(view, act)
+    if why is None:
+        same = max(scores.made) - min(scores.made) <= 1e-9 * max(scores.weight, 1.0)
+        why = Reason("search_points" if same else "search_best")
+    return Hint(act, (why, chance))
 
 
 def _played(view: TableView) -> set[int]:
@@ -168,46 +183,99 @@ def _played(view: TableView) -> set[int]:
     return out
 
 
-def _card_reason(view: TableView, act: Action) -> Reason:
-    """Why this card, in public facts and the seat's own cards only."""
+def may_hold(view: TableView) -> dict[int, frozenset[int]]:
+    """For each other seat in play, every card it may hold in some layout consistent with
+    what this seat knows (``Knowledge``'s places of the unseen cards: the voids shown, the
+    cards passed and declared; a superset, as the hand sizes are not counted). Without that
+    knowledge (the stock game) every unseen card may be anywhere."""
+    others = [s for s in view.active if s != view.seat]
+    played = _played(view)
+    unseen = frozenset(c for c in C.DECK if c not in view.hand and c not in played
+                       and c not in view.discarded)
+    if view.phase != Phase.PLAY or view.rules.stock_mode or view.declarer < 0:
+        return {s: unseen for s in others}
+    know = Knowledge(view)
+    out: dict[int, frozenset[int]] = {}
+    for s in others:
+        bit = 1 << know.places.index(s)
+        out[s] = frozenset(c for c in know.unknown if know.allowed[c] & bit)
+    return out
+
+
+def _later(view: TableView) -> list[int]:
+    """The seats that play to the current trick after this one."""
+    order = view.active
+    k = len(order)
+    i = order.index(view.seat)
+    return [order[(i + j) % k] for j in range(1, k - len(view.trick))]
+
+
+def _stays(best: int, later: list[int], hold: dict[int, frozenset[int]],
+           trump: int | None) -> bool:
+    """Whether no later seat can beat ``best`` whatever it holds of ``hold``."""
+    return not any(C.beats(c, best, trump) for s in later for c in hold[s])
+
+
+def _card_reason(view: TableView, act: Action,
+                 hold: dict[int, frozenset[int]] | None = None) -> Reason | None:
+    """Why this card, in facts of the position that are true against every layout the
+    seat cannot rule out (it names only its own cards and cards already played); None
+    when no such fact explains the card."""
     card = act.card
     su, rank = C.suit_of(card), C.rank_of(card)
     if act.kind == DECLARE:
-        value = C.ACE_MARRIAGE_VALUE if rank == C.ACE else C.MARRIAGE_VALUES[su]
-        return Reason("marriage", (("card", card), ("value", value)))
+        if rank == C.ACE:
+            return Reason("ace_marriage", (("card", card), ("value", C.ACE_MARRIAGE_VALUE)))
+        return Reason("marriage", (("card", card), ("value", C.MARRIAGE_VALUES[su])))
+    if hold is None:
+        hold = may_hold(view)
     played = _played(view)
     hand = set(view.hand)
+    unseen = set().union(*hold.values()) if hold else set()
     higher = [C.card(r, su) for r in range(rank + 1, 6)]
     gone = [c for c in higher if c in played]
-    top = all(c in played or c in hand for c in higher)
+    top = not any(c in unseen for c in higher)  # nobody else may hold a higher card
     trump = view.trump if view.trump >= 0 else None
+    later = _later(view)
+    cheapest = C.points(card) == min(C.points(a.card) for a in view.legal
+                                      if a.kind in (PLAY, DECLARE))
     if not view.trick:  # leading
-        if rank == C.ACE:
-            return Reason("lead_ace", (("card", card),))
-        if top and gone:
-            return Reason("top_left", (("card", card), ("gone", max(gone))))
-        if top:
+        if _stays(card, later, hold, trump):
+            if gone:
+                return Reason("top_left", (("card", card), ("gone", max(gone))))
+            return Reason("lead_wins", (("card", card),))
+        if top and trump is not None and su != trump:
             return Reason("lead_top", (("card", card),))
-        if trump is not None and su == trump:
+        if trump is not None and su == trump and any(
+                C.suit_of(c) == trump for s in later for c in hold[s]):
             return Reason("draw_trumps", (("card", card),))
-        return Reason("lead_low", (("card", card),))
+        mine = [c for c in hand if C.suit_of(c) == su]
+        if card == min(mine) and len(mine) > 1:
+            return Reason("lead_low", (("card", card),))
+        if cheapest:
+            return Reason("lead_cheap", (("card", card),))
+        return None
     cards = [c for _, c in view.trick]
     best_i = C.trick_winner_index(cards, trump)
     best_seat, best = view.trick[best_i]
-    wins = C.beats(card, best, trump)
-    last = len(view.trick) == len(view.active) - 1
-    partner_wins = (view.seat != view.declarer and best_seat != view.declarer)
-    if wins:
-        if trump is not None and su == trump and C.suit_of(cards[0]) != trump:
-            return Reason("trumps_in", (("card", card),))
-        if last:
+    if C.beats(card, best, trump):
+        if not later:
             return Reason("takes_last", (("card", card),))
-        if top and gone:
-            return Reason("top_left", (("card", card), ("gone", max(gone))))
-        return Reason("takes", (("card", card),))
-    if partner_wins and C.points(card) >= 10:
+        if _stays(card, later, hold, trump):
+            if trump is not None and su == trump and C.suit_of(cards[0]) != trump:
+                return Reason("trumps_in", (("card", card),))
+            if gone:
+                return Reason("top_left", (("card", card), ("gone", max(gone))))
+            return Reason("takes", (("card", card),))
+        return Reason("beats_now", (("card", card),))
+    partner = (view.seat != view.declarer and best_seat != view.declarer
+               and view.declarer >= 0)
+    if partner and C.points(card) > 0 and _stays(best, later, hold, trump):
         return Reason("load_partner", (("card", card),))
-    return Reason("cheap", (("card", card),))
+    if cheapest:
+        can_beat = any(C.beats(a.card, best, trump) for a in view.legal if a.kind == PLAY)
+        return Reason("duck_cheap" if can_beat else "cheap", (("card", card),))
+    return None
 
 
 # --------------------------------------------------------------------------- analysis

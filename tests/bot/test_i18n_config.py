@@ -101,9 +101,11 @@ def test_plural_forms_follow_cldr() -> None:
     assert [tn("en", "solo.players", n) for n in (1, 2, 5)] == [
         "1 player", "2 players", "5 players"]
     # t() picks the form from the entry's count keyword (here: points), as refusals do
-    assert t("uk", "analysis.makeable", points=1).endswith("до 1 очка.")
-    assert t("uk", "analysis.makeable", points=2).endswith("до 2 очок.")
-    assert t("ru", "analysis.not_makeable", points=5).endswith("не больше 5 очков.")
+    assert t("uk", "analysis.makeable", points=1).endswith("— 1 очко.")
+    assert t("uk", "analysis.makeable", points=2).endswith("— 2 очки.")
+    assert t("uk", "analysis.makeable", points=5).endswith("— 5 очок.")
+    assert t("ru", "analysis.not_makeable", points=5).endswith("— 5 очков.")
+    assert t("ru", "analysis.not_makeable", points=22).endswith("— 22 очка.")
     assert t("ru", "refuse.concede_limit", rule="rospis_limit", limit="3").endswith(
         "не больше 3 раз.")
     assert t("uk", "refuse.concede_limit", rule="rospis_limit", limit="1").endswith(

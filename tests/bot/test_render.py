@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
+from bot.ai.explain import Analysis
 from bot.engine.game import apply, legal_actions, new_game
 from bot.engine.rule_texts import RULE_ALIASES
 from bot.engine.rules import RULE_IDS, RULE_SPECS, RulesError, make_rules
-from bot.engine.state import BID, CONTRACT, GameState, IllegalAction, Phase
+from bot.engine.state import (
+    BID,
+    CONCEDE,
+    CONTRACT,
+    LIGHT,
+    TALON,
+    Action,
+    GameState,
+    IllegalAction,
+    Phase,
+)
 from bot.engine.views import TableView, public_view, view
 from bot.i18n import LANGS, has
+from bot.i18n import t as catalog_text
 from bot.tg.model import Event, sheet_row
+from bot.tg.rooms.hints import action_words, analysis_text
 from bot.tg.view import callbacks as cb
 from bot.tg.view import render as R
 
@@ -463,3 +477,48 @@ def test_an_unhurried_table_says_its_pace_and_since_when_it_waits() -> None:
         assert [e["unix_time"] for e in entities if e["type"] == "date_time"] == [1_800_000_000]
         quick = R.render_table(lang, public_view(st), R.TableInfo(1, labels, pace="quick"))
         assert R.pace_name(lang, "quick") in quick.text and "tg-time" not in quick.text
+
+
+def test_hint_button_only_where_there_is_a_choice() -> None:
+    """💡 sits under a hand with two moves or more and never under a single move (there is
+    nothing to advise), whatever the phase."""
+    info = R.TableInfo(12, SEATS[:3], hints=True)
+    single = several = 0
+    for st in states(3, "classic", seed=7, steps=400):
+        if st.phase in (Phase.DEALING, Phase.GAME_OVER):
+            continue
+        v = view(st, st.to_act)
+        if not v.legal:
+            continue
+        hint_buttons = [b for row in R.render_hand("ru", v, info).keyboard for b in row
+                        if (d := cb.decode(b.data)) is not None and d.verb == cb.HINT]
+        if len(v.legal) == 1:
+            single += 1
+            assert not hint_buttons, [str(a) for a in v.legal]
+        else:
+            several += 1
+            assert len(hint_buttons) == 1
+    assert single > 5 and several > 50
+
+
+def test_hints_name_talon_decisions_with_the_buttons_words() -> None:
+    for lang in LANGS:
+        # one talon (three and four players): the button «Взять прикуп»
+        for players in (3, 4):
+            assert action_words(lang, Action(TALON, value=1), players) == catalog_text(
+                lang, "btn.take_talon").lower()
+        for n in (1, 2):  # two players choose one of two: «Прикуп 1», «Прикуп 2»
+            assert action_words(lang, Action(TALON, value=n), 2) == catalog_text(
+                lang, "btn.talon", n=n).lower()
+        assert action_words(lang, Action(LIGHT), 3) in catalog_text(lang, "btn.light").lower()
+        assert action_words(lang, Action(CONCEDE), 3) in catalog_text(lang, "btn.concede").lower()
+    # the open-card value is the declarer's points with the best play on both sides, never
+    # "at most" (a defenders' slip gives more: the summary said «взято 182» beside it)
+    a = Analysis(3, 2, 185, "failed", 0, False, None, True)
+    text = analysis_text("ru", a, ["Анна", "Борис", "Вера"])
+    assert text == ("🔍 Кон 3, заказ 185 (Вера): с открытыми картами заказ не выполнить: при "
+                    "лучшей игре обеих сторон — 0 очков. Ошибок, решивших исход, не было.")
+    made = analysis_text("uk", replace(a, value=121, makeable=True), ["А", "Б", "В"])
+    assert "121 очко." in made and "можна виконати" in made
+    made = analysis_text("en", replace(a, value=122, makeable=True), ["A", "B", "C"])
+    assert "can be made: 122 points with the best play on both sides." in made

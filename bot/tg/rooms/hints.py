@@ -35,32 +35,42 @@ from bot.tg.view import render as R
 _CARD_PARAMS = ("card", "gone")
 
 
-def action_words(lang: str, a: Action) -> str:
-    """An action in a few words ("10♥", "ставка 115", "заказ 120", "пас")."""
+def action_words(lang: str, a: Action, players: int = 3) -> str:
+    """An action in a few words, the buttons' words ("10♥", "ставка 115", "заказ 120",
+    "взять прикуп", "пас")."""
     if a.kind == PLAY:
         return R.card_text(a.card)
     if a.kind == DECLARE:
         return t(lang, "hint.act.declare", card=R.card_text(a.card))
     if a.kind in (GIVE, DISCARD):
         return t(lang, f"hint.act.{a.kind}", card=R.card_text(a.card))
+    if a.kind == TALON and players != 2:  # one talon, taken by the button "Взять прикуп"
+        return t(lang, "hint.act.take_talon")
     if a.kind in (BID, CONTRACT, TALON):
         return t(lang, f"hint.act.{a.kind}", value=a.value)
     return t(lang, f"hint.act.{a.kind}")
 
 
-def reason_text(lang: str, r: Reason) -> str:
+def reason_text(lang: str, r: Reason, names: Sequence[str] = ()) -> str:
     params: dict[str, object] = {}
     for name, value in r.params:
-        params[name] = R.card_text(value) if name in _CARD_PARAMS else value
+        if name in _CARD_PARAMS:
+            params[name] = R.card_text(value)
+        elif name == "seat":
+            params["name"] = names[value] if 0 <= value < len(names) else "—"
+        else:
+            params[name] = value
     return t(lang, f"why.{r.code}", **params)
 
 
-def hint_text(lang: str, h: Hint | None) -> str:
-    """One popup line: "💡 10♥: берёт взятку — туз ♥ уже вышел · контракт в 62% раскладов"."""
+def hint_text(lang: str, h: Hint | None, names: Sequence[str] = (), players: int = 3) -> str:
+    """One popup line: "💡 10♥: берёт взятку при любом раскладе · вы выполните заказ в 62%
+    раскладов" (``names`` by seat, for whose contract it is)."""
     if h is None:
         return t(lang, "hint.late")
-    why = " · ".join(reason_text(lang, r) for r in h.reasons)
-    return R.popup(t(lang, "hint.line", action=action_words(lang, h.action), why=why))
+    why = " · ".join(reason_text(lang, r, names) for r in h.reasons)
+    return R.popup(t(lang, "hint.line", action=action_words(lang, h.action, players),
+                     why=why))
 
 
 def analysis_text(lang: str, a: Analysis | bool | None, names: Sequence[str]) -> str:
@@ -119,7 +129,8 @@ class HintsRoom:
         if not v.legal:
             return Answer(t(lang, "hint.not_your_turn"))
         h = await self.thinker.hint((s.game_id, st.version, seat), v, s.seed)
-        return Answer(hint_text(lang, h), alert=True)
+        names = [label.name for label in s.labels()]  # as the table shows them
+        return Answer(hint_text(lang, h, names, st.rules.players), alert=True)
 
     async def analysis_press(self, c: cb.Callback, user: UserRef,
                              where: Where) -> Answer:

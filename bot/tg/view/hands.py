@@ -72,7 +72,7 @@ def render_hand(lang: str, v: TableView, info: TableInfo) -> Rendered:
     if v.legal:
         prompt, rows = _actions(lang, v, info)
         lines.append(f"<b>{prompt}</b>")
-        if info.hints:
+        if info.hints and len(v.legal) > 1:  # nothing to advise on a single move
             rows.append((Button(t(lang, "btn.hint"), cb.encode(info.game_id, v.version,
                                                                cb.HINT)),))
     elif v.to_act >= 0:
