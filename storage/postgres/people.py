@@ -95,14 +95,8 @@ class People:
 
     # ------------------------------------------------------------------ users
 
-    async def upsert_user(
-        self,
-        user_id: int,
-        first_name: str,
-        username: str | None = None,
-        *,
-        language: Language | None = None,
-    ) -> User:
+    async def upsert_user(self, user_id: int, first_name: str, username: str | None = None, *,
+                          language: Language | None = None) -> User:
         check_int64("user_id", user_id)
         if language is not None:
             check_choice("language", language, LANGUAGES)

@@ -144,14 +144,8 @@ class People:
 
     # ------------------------------------------------------------------ users
 
-    async def upsert_user(
-        self,
-        user_id: int,
-        first_name: str,
-        username: str | None = None,
-        *,
-        language: Language | None = None,
-    ) -> User:
+    async def upsert_user(self, user_id: int, first_name: str, username: str | None = None, *,
+                          language: Language | None = None) -> User:
         """Insert the user or update the names; ``language`` is only the initial value.
 
         Writes only what changes: a known user with these names is returned as stored
