@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from storage.checks import check_choice, check_int64, check_json
 from storage.errors import ActiveGameConflict, StorageFailure
 from storage.models import CHAT_KINDS, LANGUAGES, Chat, ChatKind, Language, User
 from storage.postgres.connection import Pool, unique
 from storage.postgres.games import ONE_ACTIVE_INDEX, clashing_game
 from storage.rows import chat_row, user_row
+from storage.sql import MIGRATE_CHAT, numbered
+
+_MIGRATE_CHAT: Final = numbered(MIGRATE_CHAT)
 
 __all__ = ["People"]
 
@@ -72,12 +77,7 @@ class People:
                 if blocking is not None:
                     raise ActiveGameConflict(new_id, blocking.game_id)
                 await conn.execute(
-                    "INSERT INTO chats (chat_id, kind, language, default_rules, created, updated)"
-                    " VALUES ($1, 'supergroup', $2, $3, $4, $5)"
-                    " ON CONFLICT (chat_id) DO UPDATE SET kind = 'supergroup',"
-                    " language = excluded.language,"
-                    " default_rules = COALESCE(excluded.default_rules, chats.default_rules),"
-                    " updated = excluded.updated",
+                    _MIGRATE_CHAT,
                     new_id, old["language"], old["default_rules"], old["created"], now,
                 )
                 await conn.execute(

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Final
 
 from storage.base import Migration
+from storage.sql import ONE_ACTIVE_PER_THREAD, SHOWN_COLUMNS
 
 SCHEMA_TABLE: Final = "thousand_schema"
 """One row per applied migration: ``version`` and when it was ``applied`` (epoch seconds)."""
@@ -245,18 +246,12 @@ _V4: Final[Migration] = (
 # Version 5: the forum topic of a game (as SQLite's migration 5).
 _V5: Final[Migration] = (
     "ALTER TABLE games ADD COLUMN thread_id BIGINT CHECK (thread_id IS NULL OR thread_id >= 1)",
-    "DROP INDEX games_one_active_per_chat",
-    """
-    CREATE UNIQUE INDEX games_one_active_per_thread
-        ON games (chat_id, COALESCE(thread_id, 0)) WHERE status IN ('lobby', 'playing')
-    """,
+    *ONE_ACTIVE_PER_THREAD,
 )
 
 # Version 6: what a shared message shows (as SQLite's migration 6).
 _V6: Final[Migration] = (
-    "ALTER TABLE sent_messages ADD COLUMN shown TEXT",
-    "ALTER TABLE sent_messages ADD COLUMN showing TEXT",
-    "ALTER TABLE sent_messages ADD COLUMN editor TEXT",
+    *SHOWN_COLUMNS,
     "ALTER TABLE sent_messages ADD COLUMN showing_at DOUBLE PRECISION",
 )
 

@@ -11,6 +11,7 @@ from storage.checks import check_choice, check_int64, check_json
 from storage.errors import ActiveGameConflict
 from storage.models import CHAT_KINDS, LANGUAGES, Chat, ChatKind, Language, User
 from storage.rows import chat_row, user_row
+from storage.sql import MIGRATE_CHAT
 from storage.sqlite.connection import Database
 from storage.sqlite.games import clashing_game
 
@@ -123,13 +124,7 @@ class People:
             if blocking is not None:
                 raise ActiveGameConflict(new_id, blocking.game_id)
             await db.execute(
-                "INSERT INTO chats (chat_id, kind, language, default_rules, created, updated)"
-                " VALUES (?, 'supergroup', ?, ?, ?, ?)"
-                " ON CONFLICT (chat_id) DO UPDATE SET kind = 'supergroup',"
-                " language = excluded.language,"
-                " default_rules = COALESCE(excluded.default_rules, chats.default_rules),"
-                " updated = excluded.updated",
-                (new_id, old.language, old.default_rules, old.created, now),
+                MIGRATE_CHAT, (new_id, old.language, old.default_rules, old.created, now),
             )
             await db.execute(
                 "UPDATE games SET chat_id = ?, updated = ? WHERE chat_id = ?",

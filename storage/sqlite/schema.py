@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from storage.base import Migration
+from storage.sql import ONE_ACTIVE_PER_THREAD, SHOWN_COLUMNS
 
 _V1: Final[Migration] = (
     """
@@ -279,11 +280,7 @@ _V4: Final[Migration] = (
 # being a place of its own (``COALESCE(thread_id, 0)``: thread ids are >= 1).
 _V5: Final[Migration] = (
     "ALTER TABLE games ADD COLUMN thread_id INTEGER CHECK (thread_id IS NULL OR thread_id >= 1)",
-    "DROP INDEX games_one_active_per_chat",
-    """
-    CREATE UNIQUE INDEX games_one_active_per_thread
-        ON games (chat_id, COALESCE(thread_id, 0)) WHERE status IN ('lobby', 'playing')
-    """,
+    *ONE_ACTIVE_PER_THREAD,
 )
 
 # Version 6: what a shared message shows (issue 22, no edit that changes nothing across
@@ -293,9 +290,7 @@ _V5: Final[Migration] = (
 # the transaction that checks the game's lease (``begin_edit``): the content already shown
 # is not edited again, and another process's edit in flight is waited for.
 _V6: Final[Migration] = (
-    "ALTER TABLE sent_messages ADD COLUMN shown TEXT",
-    "ALTER TABLE sent_messages ADD COLUMN showing TEXT",
-    "ALTER TABLE sent_messages ADD COLUMN editor TEXT",
+    *SHOWN_COLUMNS,
     "ALTER TABLE sent_messages ADD COLUMN showing_at REAL",
 )
 
