@@ -1,5 +1,5 @@
 """The argument checks made before touching the database (by the facade, or by both
-backends), and the checks of a game row read in the transaction that changes it.
+backends; the checks of a game's row are ``storage.state``).
 
 Storage keeps JSON opaque but well formed, ids in a signed 64-bit integer, times finite
 epoch seconds; a bad argument is a ``TypeError``/``ValueError`` and nothing is written.
@@ -12,20 +12,15 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Final, TypeVar
 
-from storage.base import Ending, LobbyEdit, RatingPair
-from storage.errors import StatusConflict, VersionConflict
-from storage.models import ACTIVE_STATUSES, Game, Outcome, SeatResult
+from storage.base import RatingPair
+from storage.models import Outcome, SeatResult
 
 __all__ = [
     "REASON_MAX",
-    "check_active",
     "check_choice",
-    "check_ending",
     "check_int64",
     "check_json",
-    "check_lobby",
     "check_outcome",
-    "check_playing",
     "check_ratings",
     "check_reason",
     "check_seats",
@@ -135,58 +130,3 @@ def check_ratings(
         if not (math.isfinite(mu) and math.isfinite(sigma) and sigma > 0):
             raise ValueError(f"bad rating for {player!r}: {mu}, {sigma}")
 
-
-def edit_state(shown: object, showing: object, editor: object, showing_at: object,
-               owner: str, digest: str, busy_since: float) -> str:
-    """``begin_edit``'s answer from a ``sent_messages`` row (both backends): ``"busy"`` while
-    another process's edit begun after ``busy_since`` is in flight, ``"shown"`` if the
-    message shows ``digest``, else ``"go"``.  (An edit in flight older than that is taken
-    as lost with its process: the message then shows ``shown`` or that edit, unknown.)"""
-    if showing is not None and editor is not None and str(editor) != owner \
-            and showing_at is not None and float(str(showing_at)) > busy_since:
-        return "busy"
-    if shown is not None and str(shown) == digest:
-        return "shown"
-    return "go"
-
-
-# --------------------------------------------------------------------------- a game's state
-# The game row read (locked, on PostgreSQL) in the transaction about to change it.
-
-
-def check_lobby(game: Game, edit: LobbyEdit) -> Game:
-    """``update_lobby``/``start_game``: the game is in lobby at the expected revision."""
-    if game.status != "lobby":
-        raise StatusConflict(game.game_id, game.status, ("lobby",))
-    if game.lobby_rev != edit.expected_lobby_rev:
-        raise VersionConflict(game.game_id, edit.expected_lobby_rev, game.lobby_rev, "lobby_rev")
-    return game
-
-
-def check_playing(game: Game, expected_version: int | None) -> Game:
-    """``finish_game``: the game is playing (at ``expected_version`` when given)."""
-    if game.status != "playing":
-        raise StatusConflict(game.game_id, game.status, ("playing",))
-    return _check_version(game, expected_version)
-
-
-def check_active(game: Game, expected_version: int | None) -> Game:
-    """``set_deadline``: the game is in lobby or playing (at ``expected_version``)."""
-    if not game.active:
-        raise StatusConflict(game.game_id, game.status, ACTIVE_STATUSES)
-    return _check_version(game, expected_version)
-
-
-def check_ending(game: Game, ending: Ending) -> Game:
-    """``expire_game``/``mark_broken``: active, at the expected version and lobby rev."""
-    check_active(game, ending.expected_version)
-    rev = ending.expected_lobby_rev
-    if rev is not None and game.lobby_rev != rev:
-        raise VersionConflict(game.game_id, rev, game.lobby_rev, "lobby_rev")
-    return game
-
-
-def _check_version(game: Game, expected_version: int | None) -> Game:
-    if expected_version is not None and game.version != expected_version:
-        raise VersionConflict(game.game_id, expected_version, game.version)
-    return game

@@ -12,7 +12,17 @@ from typing import Final
 
 from storage.rows import STATS_COLUMNS
 
-__all__ = ["CHAT_TOP", "MIGRATE_CHAT", "ONE_ACTIVE_PER_THREAD", "SHOWN_COLUMNS", "numbered"]
+__all__ = [
+    "CHAT_TOP",
+    "FORGET_EDIT",
+    "GAMES_INDEXES",
+    "MARK_SHOWING",
+    "MIGRATE_CHAT",
+    "NEW_GAME_CLASHES",
+    "ONE_ACTIVE_PER_THREAD",
+    "SHOWN_COLUMNS",
+    "numbered",
+]
 
 
 def numbered(sql: str) -> str:
@@ -45,8 +55,46 @@ CHAT_TOP: Final = (
 )
 """``chat_top``: (chat id, limit)."""
 
+NEW_GAME_CLASHES: Final = (
+    "SELECT (SELECT 1 FROM chats WHERE chat_id = ?) AS chat,"
+    " (SELECT game_id FROM games WHERE chat_id = ?"
+    "  AND COALESCE(thread_id, 0) = COALESCE(CAST(? AS BIGINT), 0)"
+    "  AND status IN ('lobby', 'playing')) AS active,"
+    " (SELECT game_id FROM games WHERE lobby_code = ?) AS code_holder"
+)
+"""``create_game``, before the insert: (chat id, chat id, thread id, lobby code) to the chat
+(NULL: unknown), the game in lobby/playing in that thread and the game with that code
+(``state.check_new_game``; the thread as the unique index of one active game has it)."""
+
+FORGET_EDIT: Final = (
+    "UPDATE sent_messages SET showing = NULL, editor = NULL"
+    " WHERE chat_id = ? AND slot = ? AND editor = ?"
+)
+"""``begin_edit``, the lease lost: (chat id, slot, owner)'s edit in flight is forgotten."""
+
+MARK_SHOWING: Final = (
+    "UPDATE sent_messages SET showing = ?, editor = ?, showing_at = ?"
+    " WHERE chat_id = ? AND slot = ?"
+)
+"""``begin_edit``'s "go": (digest, owner, now, chat id, slot), the edit in flight."""
+
 # Migrations (``storage/sqlite/schema.py``, ``storage/postgres/schema.py``): statements
 # of shipped migrations, kept to the letter.
+
+GAMES_INDEXES: Final = (
+    # At most one game in lobby/playing per chat.
+    """
+    CREATE UNIQUE INDEX games_one_active_per_chat
+        ON games (chat_id) WHERE status IN ('lobby', 'playing')
+    """,
+    # Lobby codes are unique while not null.
+    """
+    CREATE UNIQUE INDEX games_lobby_code
+        ON games (lobby_code) WHERE lobby_code IS NOT NULL
+    """,
+    "CREATE INDEX games_by_chat ON games (chat_id, game_id)",
+)
+"""Migration 1 (and SQLite's 2, which rebuilds ``games``): the indexes of ``games``."""
 
 ONE_ACTIVE_PER_THREAD: Final = (
     "DROP INDEX games_one_active_per_chat",

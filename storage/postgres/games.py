@@ -11,17 +11,7 @@ from typing import Final
 import asyncpg
 
 from storage.base import Ending, LobbyEdit, NewGame
-from storage.checks import (
-    check_active,
-    check_ending,
-    check_int64,
-    check_json,
-    check_lobby,
-    check_playing,
-    check_thread,
-    check_time,
-    cutoff,
-)
+from storage.checks import check_int64, check_json, check_thread, check_time, cutoff
 from storage.errors import (
     ActiveGameConflict,
     LobbyCodeTaken,
@@ -33,11 +23,20 @@ from storage.models import Game, GameResult, Outcome, ScoreRow
 from storage.postgres.connection import Connection, Pool, unique
 from storage.record import build_record
 from storage.rows import ACTIVE_SQL, GAME_COLUMNS, game_row, result_row, score_row
+from storage.sql import NEW_GAME_CLASHES, numbered
+from storage.state import (
+    check_active,
+    check_ending,
+    check_lobby,
+    check_new_game,
+    check_playing,
+)
 
 __all__ = ["ONE_ACTIVE_INDEX", "Games", "active_game", "clashing_game", "require_game"]
 
 ONE_ACTIVE_INDEX: Final = "games_one_active_per_thread"
 """The unique index of one game in lobby/playing per (chat, thread) (schema version 5)."""
+_NEW_GAME_CLASHES: Final = numbered(NEW_GAME_CLASHES)
 
 class Games:
     """The ``games`` table with its ``game_actions``, ``score_sheets`` and ``results``."""
@@ -51,13 +50,8 @@ class Games:
         chat_id, code = new.chat_id, new.lobby_code
         try:
             async with self._pg.tx() as (conn, now):
-                if await conn.fetchval("SELECT 1 FROM chats WHERE chat_id = $1", chat_id) is None:
-                    raise NotFound(f"chat {chat_id}")
-                active = await active_game(conn, chat_id, new.thread_id)
-                if active is not None:
-                    raise ActiveGameConflict(chat_id, active.game_id)
-                if code is not None and await _game_by_code(conn, code) is not None:
-                    raise LobbyCodeTaken(code)
+                check_new_game(new, await conn.fetchrow(
+                    _NEW_GAME_CLASHES, chat_id, chat_id, new.thread_id, code))
                 game_id = await conn.fetchval(
                     "INSERT INTO games (chat_id, status, creator_id, created, updated, rules,"
                     " seed, seats, deadline, lobby_code, thread_id)"
@@ -296,7 +290,7 @@ async def _lobby_game(conn: Connection, edit: LobbyEdit) -> Game:
 
 
 async def active_game(conn: Connection, chat_id: int, thread_id: int | None) -> Game | None:
-    """The game in lobby or playing in the thread of the chat (None: General), if any."""
+    """As SQLite's (``storage.sqlite.games.active_game``)."""
     row = await conn.fetchrow(
         f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = $1"
         f" AND thread_id IS NOT DISTINCT FROM $2 AND {ACTIVE_SQL}",
@@ -306,8 +300,7 @@ async def active_game(conn: Connection, chat_id: int, thread_id: int | None) -> 
 
 
 async def clashing_game(conn: Connection, old_id: int, new_id: int) -> Game | None:
-    """``migrate_chat``: a game in lobby/playing of ``new_id`` in a thread where ``old_id``
-    has one too (the move would leave two in one place), if any."""
+    """As SQLite's (``storage.sqlite.games.clashing_game``)."""
     row = await conn.fetchrow(
         f"SELECT {GAME_COLUMNS} FROM games WHERE chat_id = $2 AND {ACTIVE_SQL}"
         " AND EXISTS (SELECT 1 FROM games o WHERE o.chat_id = $1"

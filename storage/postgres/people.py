@@ -11,6 +11,7 @@ from storage.postgres.connection import Pool, unique
 from storage.postgres.games import ONE_ACTIVE_INDEX, clashing_game
 from storage.rows import chat_row, user_row
 from storage.sql import MIGRATE_CHAT, numbered
+from storage.state import check_no_clash
 
 _MIGRATE_CHAT: Final = numbered(MIGRATE_CHAT)
 
@@ -73,9 +74,7 @@ class People:
                 )
                 if old is None:
                     return False
-                blocking = await clashing_game(conn, old_id, new_id)
-                if blocking is not None:
-                    raise ActiveGameConflict(new_id, blocking.game_id)
+                check_no_clash(new_id, await clashing_game(conn, old_id, new_id))
                 await conn.execute(
                     _MIGRATE_CHAT,
                     new_id, old["language"], old["default_rules"], old["created"], now,

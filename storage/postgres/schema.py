@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Final
 
 from storage.base import Migration
-from storage.sql import ONE_ACTIVE_PER_THREAD, SHOWN_COLUMNS
+from storage.sql import GAMES_INDEXES, ONE_ACTIVE_PER_THREAD, SHOWN_COLUMNS
 
 SCHEMA_TABLE: Final = "thousand_schema"
 """One row per applied migration: ``version`` and when it was ``applied`` (epoch seconds)."""
@@ -84,17 +84,7 @@ _V1: Final[Migration] = (
             CHECK (status IN ('lobby', 'playing', 'finished', 'stopped'))
     )
     """,
-    # At most one game in lobby/playing per chat.
-    """
-    CREATE UNIQUE INDEX games_one_active_per_chat
-        ON games (chat_id) WHERE status IN ('lobby', 'playing')
-    """,
-    # Lobby codes are unique while not null.
-    """
-    CREATE UNIQUE INDEX games_lobby_code
-        ON games (lobby_code) WHERE lobby_code IS NOT NULL
-    """,
-    "CREATE INDEX games_by_chat ON games (chat_id, game_id)",
+    *GAMES_INDEXES,
     """
     CREATE TABLE game_actions (
         game_id BIGINT           NOT NULL REFERENCES games (game_id) ON DELETE CASCADE,

@@ -7,21 +7,20 @@ import json
 import sqlite3
 
 from storage.base import Ending, LobbyEdit, NewGame
-from storage.checks import (
-    check_active,
-    check_ending,
-    check_json,
-    check_lobby,
-    check_playing,
-    check_thread,
-    check_time,
-    cutoff,
-)
-from storage.errors import ActiveGameConflict, LobbyCodeTaken, NotFound, StatusConflict
+from storage.checks import check_json, check_thread, check_time, cutoff
+from storage.errors import NotFound, StatusConflict
 from storage.models import Game, GameResult, Outcome, ScoreRow
 from storage.record import build_record
 from storage.rows import ACTIVE_SQL, GAME_COLUMNS, game_row, opt_int, result_row, score_row
+from storage.sql import NEW_GAME_CLASHES
 from storage.sqlite.connection import Database
+from storage.state import (
+    check_active,
+    check_ending,
+    check_lobby,
+    check_new_game,
+    check_playing,
+)
 
 __all__ = ["Games", "active_game", "clashing_game", "finish", "require_game"]
 
@@ -37,14 +36,10 @@ class Games:
     async def create_game(self, new: NewGame) -> int:
         db = self._db
         async with db.write() as now:
-            if await db.fetchone("SELECT 1 FROM chats WHERE chat_id = ?", (new.chat_id,)) is None:
-                raise NotFound(f"chat {new.chat_id}")
-            active = await active_game(db, new.chat_id, new.thread_id)
-            if active is not None:
-                raise ActiveGameConflict(new.chat_id, active.game_id)
-            code = new.lobby_code
-            if code is not None and await _game_by_code(db, code) is not None:
-                raise LobbyCodeTaken(code)
+            clashes = await db.fetchone(
+                NEW_GAME_CLASHES, (new.chat_id, new.chat_id, new.thread_id, new.lobby_code))
+            assert clashes is not None
+            check_new_game(new, clashes)
             game_id = await db.insert(
                 "INSERT INTO games (chat_id, status, creator_id, created, updated, rules, seed,"
                 " seats, deadline, lobby_code, thread_id)"

@@ -8,12 +8,12 @@ import time
 from typing import Final, TypeVar
 
 from storage.checks import check_choice, check_int64, check_json
-from storage.errors import ActiveGameConflict
 from storage.models import CHAT_KINDS, LANGUAGES, Chat, ChatKind, Language, User
 from storage.rows import chat_row, user_row
 from storage.sql import MIGRATE_CHAT
 from storage.sqlite.connection import Database
 from storage.sqlite.games import clashing_game
+from storage.state import check_no_clash
 
 __all__ = ["People"]
 
@@ -120,9 +120,7 @@ class People:
             old = await self._get_chat(old_id)
             if old is None:
                 return False
-            blocking = await clashing_game(db, old_id, new_id)
-            if blocking is not None:
-                raise ActiveGameConflict(new_id, blocking.game_id)
+            check_no_clash(new_id, await clashing_game(db, old_id, new_id))
             await db.execute(
                 MIGRATE_CHAT, (new_id, old.language, old.default_rules, old.created, now),
             )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from storage.base import Migration
-from storage.sql import ONE_ACTIVE_PER_THREAD, SHOWN_COLUMNS
+from storage.sql import GAMES_INDEXES, ONE_ACTIVE_PER_THREAD, SHOWN_COLUMNS
 
 _V1: Final[Migration] = (
     """
@@ -56,17 +56,7 @@ _V1: Final[Migration] = (
         lobby_code  TEXT
     )
     """,
-    # At most one game in lobby/playing per chat.
-    """
-    CREATE UNIQUE INDEX games_one_active_per_chat
-        ON games (chat_id) WHERE status IN ('lobby', 'playing')
-    """,
-    # Lobby codes are unique while not null.
-    """
-    CREATE UNIQUE INDEX games_lobby_code
-        ON games (lobby_code) WHERE lobby_code IS NOT NULL
-    """,
-    "CREATE INDEX games_by_chat ON games (chat_id, game_id)",
+    *GAMES_INDEXES,
     """
     CREATE TABLE game_actions (
         game_id INTEGER NOT NULL REFERENCES games (game_id) ON DELETE CASCADE,
@@ -175,15 +165,7 @@ _V2: Final[Migration] = (
     """,
     "DROP TABLE games",
     "ALTER TABLE games_v2 RENAME TO games",
-    """
-    CREATE UNIQUE INDEX games_one_active_per_chat
-        ON games (chat_id) WHERE status IN ('lobby', 'playing')
-    """,
-    """
-    CREATE UNIQUE INDEX games_lobby_code
-        ON games (lobby_code) WHERE lobby_code IS NOT NULL
-    """,
-    "CREATE INDEX games_by_chat ON games (chat_id, game_id)",
+    *GAMES_INDEXES,
     # The expiry queries look at the active games only.
     "CREATE INDEX games_active_by_status ON games (status) WHERE status IN ('lobby', 'playing')",
     _CONTIGUOUS_TRIGGER,
