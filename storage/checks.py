@@ -17,6 +17,7 @@ from storage.models import Outcome, SeatResult
 
 __all__ = [
     "REASON_MAX",
+    "check_busy_timeout",
     "check_choice",
     "check_int64",
     "check_json",
@@ -80,6 +81,13 @@ def check_time(name: str, value: float | None) -> float | None:
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     return float(value)
+
+
+def check_busy_timeout(busy_timeout: float) -> None:
+    """``open``: how long a write waits for another's lock, seconds >= 0."""
+    check_time("busy_timeout", busy_timeout)
+    if busy_timeout < 0:
+        raise ValueError(f"busy_timeout must be >= 0, got {busy_timeout}")
 
 
 def check_reason(reason: str) -> str:
