@@ -28,7 +28,7 @@ from storage.errors import (
     StorageOffline,
     StorageReadOnly,
 )
-from storage.handle import Handle
+from storage.handle import Handle, undone_on_failure
 from storage.postgres.migrations import migrate
 
 __all__ = [
@@ -181,13 +181,11 @@ class Pool(Handle):
             raise failure(e, where) from e
         except ValueError as e:  # a malformed URL
             raise StorageFailure(f"{where}: {e}") from e
-        try:
-            await migrate(pool, where, migrations, clock)
-        except BaseException as e:
+        async def terminate() -> None:
             pool.terminate()
-            if isinstance(e, DRIVER_ERRORS):
-                raise failure(e, where) from e
-            raise
+
+        async with undone_on_failure(terminate, DRIVER_ERRORS, lambda e: failure(e, where)):
+            await migrate(pool, where, migrations, clock)
         return cls(pool, where, clock)
 
     async def close(self) -> None:

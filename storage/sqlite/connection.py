@@ -36,7 +36,7 @@ from storage.errors import (
     StorageFailure,
     StorageReadOnly,
 )
-from storage.handle import Handle
+from storage.handle import Handle, undone_on_failure
 from storage.models import Pragmas
 from storage.sqlite.migrations import migrate
 
@@ -184,7 +184,7 @@ class Database(Handle):
             db = await aiosqlite.connect(path, isolation_level=None, timeout=busy_timeout)
         except (sqlite3.Error, OSError) as e:
             raise failure(e, path) from e
-        try:
+        async with undone_on_failure(db.close, sqlite3.Error, lambda e: failure(e, path)):
             db.row_factory = sqlite3.Row
             # Pragmas that cannot change inside a transaction: set them first.
             async with db.execute("PRAGMA journal_mode=WAL") as cur:
@@ -198,11 +198,6 @@ class Database(Handle):
             await db.execute("PRAGMA foreign_keys=OFF")
             await migrate(db, path, migrations)
             await db.execute("PRAGMA foreign_keys=ON")
-        except BaseException as e:
-            await db.close()
-            if isinstance(e, sqlite3.Error):
-                raise failure(e, path) from e
-            raise
         return cls(db, path, clock)
 
     async def close(self) -> None:
