@@ -1,5 +1,6 @@
 """Persistence of the Thousand bot: plain data (numbers, text, JSON text) in SQLite (the
-default) or PostgreSQL (``DATABASE_URL``), behind one interface, ``Backend``.
+default) or PostgreSQL (``DATABASE_URL``), behind one facade, ``Backend``
+(``storage/facade.py``), over the roles each backend supplies (``storage/base.py``).
 
 Nothing here imports the ``bot`` package or ``telegram``; callers serialise their
 own objects to JSON text.  See ``docs/storage.md``.
@@ -9,7 +10,7 @@ import os
 import time
 from collections.abc import Callable
 
-from storage.base import Backend, Rater, RatingPair
+from storage.base import Rater, RatingPair
 from storage.errors import (
     ActiveGameConflict,
     LobbyCodeTaken,
@@ -26,6 +27,7 @@ from storage.errors import (
     StorageUnavailable,
     VersionConflict,
 )
+from storage.facade import Backend
 from storage.models import (
     ACTIVE_STATUSES,
     CHAT_KINDS,

@@ -1,17 +1,22 @@
-"""The storage interface every backend implements: SQLite (``storage.sqlite.Storage``, the
-default) and PostgreSQL (``storage.postgres.PostgresStorage``).
+"""The roles a storage backend supplies, and the values passed to them.
 
-The bot names only :class:`Backend`; ``storage.open_storage`` picks the implementation.
-Both backends pass the same contract tests (``tests/storage/test_contract.py``): the same
-results, the same exceptions (``storage.errors``) and the same all-or-nothing writes.
-Backend-specific extras (SQLite's ``pragmas()`` and ``path``) are not part of it.
+A backend (SQLite, ``storage.sqlite``; PostgreSQL, ``storage.postgres``) supplies one object
+per role: ``GamesStore`` (games: lobby, end, queries, export), ``MovesStore`` (the moves),
+``PeopleStore`` (chats and users), ``StatsStore`` (results and ratings) and
+``CoordinationStore`` (several processes on one database); each is only that backend's SQL.
+The bot sees them through one facade, ``storage.facade.Backend``, which checks the
+arguments of the many-argument writes once and hands the role a request (``NewGame``,
+``LobbyEdit``, ``Moves``, ``Ending``).  Both backends pass the same contract tests
+(``tests/storage/test_contract.py``): the same results, the same exceptions
+(``storage.errors``) and the same all-or-nothing writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Generic, Protocol, Self, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from storage.models import (
     Chat,
@@ -27,7 +32,21 @@ from storage.models import (
     Versus,
 )
 
-__all__ = ["Backend", "Migration", "Opening", "Rater", "RatingPair"]
+__all__ = [
+    "CoordinationStore",
+    "Ending",
+    "GamesStore",
+    "LobbyEdit",
+    "Migration",
+    "Moves",
+    "MovesStore",
+    "NewGame",
+    "Opening",
+    "PeopleStore",
+    "Rater",
+    "RatingPair",
+    "StatsStore",
+]
 
 
 class _Closable(Protocol):
@@ -72,123 +91,85 @@ Rater = Callable[[Mapping[str, RatingPair | None]], Mapping[str, RatingPair]]
 yet) to their new ones, called inside the transaction."""
 
 
-class Backend(Protocol):
-    """The repository of chats, users, games, their action logs, score sheets and results.
 
-    The methods' documentation is on the SQLite implementation (the modules of
-    ``storage/sqlite/``) and in ``docs/storage.md``; every backend behaves the same.
-    """
 
-    # ------------------------------------------------------------------ lifecycle
+# --------------------------------------------------------------------------- requests
+# The arguments of the writes whose arguments are many, checked once by the facade
+# (``storage.facade.Backend``) and handed to the backend's role as one value.
 
-    async def close(self) -> None: ...
 
-    async def __aenter__(self) -> Self: ...
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """``create_game``: a game in lobby in the forum topic ``thread_id`` of the chat."""
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None: ...
+    chat_id: int
+    creator_id: int
+    rules: str
+    seed: int
+    seats: str
+    lobby_code: str | None
+    deadline: float | None
+    thread_id: int | None
 
-    # ------------------------------------------------------------------ chats
 
-    async def upsert_chat(
-        self, chat_id: int, kind: ChatKind, *, language: Language = "ru"
-    ) -> Chat: ...
+@dataclass(frozen=True, slots=True)
+class LobbyEdit:
+    """``update_lobby``/``start_game``: the lobby at ``expected_lobby_rev`` and what
+    changes in it (None: kept)."""
 
-    async def get_chat(self, chat_id: int) -> Chat | None: ...
+    game_id: int
+    expected_lobby_rev: int
+    seats: str | None
+    rules: str | None
 
-    async def set_chat_language(self, chat_id: int, language: Language) -> None: ...
 
-    async def set_default_rules(self, chat_id: int, rules: str | None) -> None: ...
+@dataclass(frozen=True, slots=True)
+class Moves:
+    """``append_action``/``append_actions``: moves that follow each other, stored in ONE
+    transaction with the snapshot, deadline, sheet rows and outcome of the last."""
 
-    async def migrate_chat(self, old_id: int, new_id: int) -> bool: ...
+    game_id: int
+    expected_version: int
+    actions: tuple[str, ...]
+    """At least one; the first gets seq ``expected_version + 1``."""
+    snapshot: str
+    deadline: float | None
+    sheet_rows: tuple[tuple[int, str], ...]
+    """(deal_no, data JSON), each deal once."""
+    outcome: Outcome | None
+    human: bool
 
-    # ------------------------------------------------------------------ users
 
-    async def upsert_user(
-        self,
-        user_id: int,
-        first_name: str,
-        username: str | None = None,
-        *,
-        language: Language | None = None,
-    ) -> User: ...
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """``expire_game``/``mark_broken``: how a game in lobby or playing is closed."""
 
-    async def get_user(self, user_id: int) -> User | None: ...
+    game_id: int
+    status: Literal["expired", "broken"]
+    reason: str
+    """At most ``checks.REASON_MAX`` characters."""
+    totals: str | None
+    """A playing game's result row (stopped, no winner) with these totals; None: none."""
+    expected_version: int | None
+    expected_lobby_rev: int | None
 
-    async def set_user_language(self, user_id: int, language: Language | None) -> None: ...
 
-    async def mark_started(self, user_id: int) -> None: ...
+# --------------------------------------------------------------------------- the roles
+# What a backend supplies: one object per role, each only its SQL.  The documentation of
+# the methods is on the facade (``storage/facade.py``) and in ``docs/storage.md``.
 
-    async def mark_blocked(self, user_id: int, blocked: bool = True) -> None: ...
 
-    # ------------------------------------------------------------------ games: lobby
+class GamesStore(Protocol):
+    """Games: the lobby, the end of a game, the queries and the export."""
 
-    async def create_game(
-        self,
-        chat_id: int,
-        creator_id: int,
-        *,
-        rules: str,
-        seed: int,
-        seats: str,
-        lobby_code: str | None = None,
-        deadline: float | None = None,
-        thread_id: int | None = None,
-    ) -> int: ...
+    async def create_game(self, new: NewGame) -> int: ...
 
-    async def update_lobby(
-        self,
-        game_id: int,
-        expected_lobby_rev: int,
-        *,
-        seats: str | None = None,
-        rules: str | None = None,
-    ) -> int: ...
+    async def update_lobby(self, edit: LobbyEdit) -> int: ...
 
-    async def start_game(
-        self,
-        game_id: int,
-        expected_lobby_rev: int,
-        *,
-        snapshot: str,
-        deadline: float | None,
-        seats: str | None = None,
-        rules: str | None = None,
-    ) -> None: ...
+    async def start_game(self, edit: LobbyEdit, snapshot: str, deadline: float | None) -> None:
+        ...
 
     async def cancel_lobby(self, game_id: int) -> None: ...
-
-    # ------------------------------------------------------------------ games: play
-
-    async def append_action(
-        self,
-        game_id: int,
-        expected_version: int,
-        action: str,
-        snapshot: str,
-        *,
-        deadline: float | None,
-        sheet_rows: Iterable[tuple[int, str]] = (),
-        outcome: Outcome | None = None,
-        human: bool = False,
-    ) -> int: ...
-
-    async def append_actions(
-        self,
-        game_id: int,
-        expected_version: int,
-        actions: Sequence[str],
-        snapshot: str,
-        *,
-        deadline: float | None,
-        sheet_rows: Iterable[tuple[int, str]] = (),
-        outcome: Outcome | None = None,
-        human: bool = False,
-    ) -> int: ...
 
     async def actions(self, game_id: int, *, after: int = 0) -> list[str]: ...
 
@@ -201,38 +182,16 @@ class Backend(Protocol):
     ) -> None: ...
 
     async def finish_game(
-        self,
-        game_id: int,
-        *,
-        winner_seat: int | None,
-        totals: str,
-        stopped: bool,
-        expected_version: int | None = None,
+        self, game_id: int, outcome: Outcome, expected_version: int | None
     ) -> GameResult: ...
 
-    # ------------------------------------------------------------------ games: the end
-
-    async def expire_game(
-        self,
-        game_id: int,
-        *,
-        reason: str = "idle",
-        totals: str | None = None,
-        expected_version: int | None = None,
-        expected_lobby_rev: int | None = None,
-    ) -> Game: ...
-
-    async def mark_broken(
-        self, game_id: int, reason: str, *, expected_version: int | None = None
-    ) -> Game: ...
+    async def end_game(self, ending: Ending) -> Game: ...
 
     async def idle_lobbies(self, idle_for: float, *, now: float | None = None) -> list[Game]: ...
 
     async def idle_games(self, idle_for: float, *, now: float | None = None) -> list[Game]: ...
 
     async def export_game(self, game_id: int) -> str: ...
-
-    # ------------------------------------------------------------------ games: queries
 
     async def get_game(self, game_id: int) -> Game | None: ...
 
@@ -250,7 +209,41 @@ class Backend(Protocol):
 
     async def get_result(self, game_id: int) -> GameResult | None: ...
 
-    # ------------------------------------------------------------------ stats and ratings
+
+class MovesStore(Protocol):
+    """The moves of the games in play: the hot path, one transaction per call."""
+
+    async def append(self, moves: Moves) -> int: ...
+
+
+class PeopleStore(Protocol):
+    """Chats and users."""
+
+    async def upsert_chat(self, chat_id: int, kind: ChatKind, *, language: Language = "ru"
+                          ) -> Chat: ...
+
+    async def get_chat(self, chat_id: int) -> Chat | None: ...
+
+    async def set_chat_language(self, chat_id: int, language: Language) -> None: ...
+
+    async def set_default_rules(self, chat_id: int, rules: str | None) -> None: ...
+
+    async def migrate_chat(self, old_id: int, new_id: int) -> bool: ...
+
+    async def upsert_user(self, user_id: int, first_name: str, username: str | None = None, *,
+                          language: Language | None = None) -> User: ...
+
+    async def get_user(self, user_id: int) -> User | None: ...
+
+    async def set_user_language(self, user_id: int, language: Language | None) -> None: ...
+
+    async def mark_started(self, user_id: int) -> None: ...
+
+    async def mark_blocked(self, user_id: int, blocked: bool = True) -> None: ...
+
+
+class StatsStore(Protocol):
+    """Results, statistics and ratings."""
 
     async def record_game_result(
         self, game_id: int, seats: Sequence[SeatResult], rate: Rater | None = None
@@ -266,8 +259,10 @@ class Backend(Protocol):
 
     async def versus_computers(self, player: str) -> list[Versus]: ...
 
-    # ------------------------------------------------------------------ coordination
-    # Several bot processes on one database (``bot/tg/io/coord.py``, ``docs/deploy.md``).
+
+class CoordinationStore(Protocol):
+    """Several bot processes on one database (``bot/tg/io/coord.py``, ``docs/deploy.md``):
+    game leases, the shared group request budget and send-once messages."""
 
     async def take_lease(self, game_id: int, owner: str, ttl: float, *,
                          force: bool = False) -> bool: ...

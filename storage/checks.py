@@ -1,4 +1,5 @@
-"""The argument checks both backends make before touching the database.
+"""The argument checks made before touching the database (by the facade, or by both
+backends; the checks of a game's row are ``storage.state``).
 
 Storage keeps JSON opaque but well formed, ids in a signed 64-bit integer, times finite
 epoch seconds; a bad argument is a ``TypeError``/``ValueError`` and nothing is written.
@@ -16,6 +17,7 @@ from storage.models import Outcome, SeatResult
 
 __all__ = [
     "REASON_MAX",
+    "check_busy_timeout",
     "check_choice",
     "check_int64",
     "check_json",
@@ -81,6 +83,13 @@ def check_time(name: str, value: float | None) -> float | None:
     return float(value)
 
 
+def check_busy_timeout(busy_timeout: float) -> None:
+    """``open``: how long a write waits for another's lock, seconds >= 0."""
+    check_time("busy_timeout", busy_timeout)
+    if busy_timeout < 0:
+        raise ValueError(f"busy_timeout must be >= 0, got {busy_timeout}")
+
+
 def check_reason(reason: str) -> str:
     if not isinstance(reason, str):
         raise TypeError(f"reason must be text, got {type(reason).__name__}")
@@ -129,16 +138,3 @@ def check_ratings(
         if not (math.isfinite(mu) and math.isfinite(sigma) and sigma > 0):
             raise ValueError(f"bad rating for {player!r}: {mu}, {sigma}")
 
-
-def edit_state(shown: object, showing: object, editor: object, showing_at: object,
-               owner: str, digest: str, busy_since: float) -> str:
-    """``begin_edit``'s answer from a ``sent_messages`` row (both backends): ``"busy"`` while
-    another process's edit begun after ``busy_since`` is in flight, ``"shown"`` if the
-    message shows ``digest``, else ``"go"``.  (An edit in flight older than that is taken
-    as lost with its process: the message then shows ``shown`` or that edit, unknown.)"""
-    if showing is not None and editor is not None and str(editor) != owner \
-            and showing_at is not None and float(str(showing_at)) > busy_since:
-        return "busy"
-    if shown is not None and str(shown) == digest:
-        return "shown"
-    return "go"

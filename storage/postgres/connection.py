@@ -17,7 +17,7 @@ from typing import Any, Final, cast
 import asyncpg
 
 from storage.base import Migration
-from storage.checks import check_time
+from storage.checks import check_busy_timeout
 from storage.errors import (
     NotFound,
     StorageBusy,
@@ -28,6 +28,7 @@ from storage.errors import (
     StorageOffline,
     StorageReadOnly,
 )
+from storage.handle import Handle, undone_on_failure
 from storage.postgres.migrations import migrate
 
 __all__ = [
@@ -140,15 +141,14 @@ def count(status: str) -> int:
 # --------------------------------------------------------------------------- the pool
 
 
-class Pool:
+class Pool(Handle):
     """The asyncpg pool, where the messages name it (``where``, without the password) and
     the clock of the storage."""
 
     def __init__(self, pool: Any, where: str, clock: Callable[[], float]) -> None:
+        super().__init__(clock)
         self.pool = pool
         self.where = where
-        self.clock = clock
-        self.closed = False
 
     @classmethod
     async def open(
@@ -162,9 +162,7 @@ class Pool:
         connect_timeout: float,
     ) -> Pool:
         """Connect (``busy_timeout`` is the server's ``lock_timeout``) and migrate."""
-        check_time("busy_timeout", busy_timeout)
-        if busy_timeout < 0:
-            raise ValueError(f"busy_timeout must be >= 0, got {busy_timeout}")
+        check_busy_timeout(busy_timeout)
         where = redact(url)
         settings = {
             "application_name": "thousand",
@@ -183,13 +181,11 @@ class Pool:
             raise failure(e, where) from e
         except ValueError as e:  # a malformed URL
             raise StorageFailure(f"{where}: {e}") from e
-        try:
-            await migrate(pool, where, migrations, clock)
-        except BaseException as e:
+        async def terminate() -> None:
             pool.terminate()
-            if isinstance(e, DRIVER_ERRORS):
-                raise failure(e, where) from e
-            raise
+
+        async with undone_on_failure(terminate, DRIVER_ERRORS, lambda e: failure(e, where)):
+            await migrate(pool, where, migrations, clock)
         return cls(pool, where, clock)
 
     async def close(self) -> None:
@@ -198,13 +194,6 @@ class Pool:
             return
         self.closed = True
         await self.pool.close()
-
-    def check_open(self) -> None:
-        if self.closed:
-            raise StorageClosed("storage is closed")
-
-    def now(self) -> float:
-        return float(self.clock())
 
     @contextlib.asynccontextmanager
     async def conn(self) -> AsyncIterator[Connection]:

@@ -4,14 +4,23 @@ a transaction-level advisory lock per group (``group_send``)."""
 
 from __future__ import annotations
 
-from storage.checks import check_int64, check_time, edit_state
+from typing import Final
+
+from storage.checks import check_int64, check_time
 from storage.postgres.connection import Pool, count
+from storage.sql import FORGET_EDIT, MARK_SHOWING, numbered
+from storage.state import edit_state
+
+_FORGET_EDIT: Final = numbered(FORGET_EDIT)
+_MARK_SHOWING: Final = numbered(MARK_SHOWING)
 
 __all__ = ["Coordination"]
 
 
 class Coordination:
-    """The ``leases``, ``group_sends`` and ``sent_messages`` tables."""
+    """The ``leases``, ``group_sends`` and ``sent_messages`` tables: an upsert takes the row
+    lock of what it changes, so two processes taking one lease or message run one after
+    the other; ``group_send`` counts under an advisory lock of the group."""
 
     def __init__(self, pg: Pool) -> None:
         self._pg = pg
@@ -133,19 +142,11 @@ class Coordination:
                     "SELECT owner FROM leases WHERE game_id = $1 AND expires > $2",
                     check_int64("game_id", game_id), now)
                 if holder is not None and str(holder) != owner:
-                    await conn.execute(
-                        "UPDATE sent_messages SET showing = NULL, editor = NULL"
-                        " WHERE chat_id = $1 AND slot = $2 AND editor = $3",
-                        chat_id, slot, owner)
+                    await conn.execute(_FORGET_EDIT, chat_id, slot, owner)
                     return "lost"
-            if row is None:
-                return "go"
-            state = edit_state(row["shown"], row["showing"], row["editor"], row["showing_at"],
-                               owner, digest, now - busy_for)
+            state = edit_state(row, owner, digest, now - busy_for)
             if state == "go":
-                await conn.execute(
-                    "UPDATE sent_messages SET showing = $1, editor = $2, showing_at = $3"
-                    " WHERE chat_id = $4 AND slot = $5", digest, owner, now, chat_id, slot)
+                await conn.execute(_MARK_SHOWING, digest, owner, now, chat_id, slot)
         return state
 
     async def end_edit(self, chat_id: int, slot: str, owner: str, shown: str | None) -> None:

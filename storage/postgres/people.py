@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from storage.checks import check_choice, check_int64, check_json
 from storage.errors import ActiveGameConflict, StorageFailure
 from storage.models import CHAT_KINDS, LANGUAGES, Chat, ChatKind, Language, User
 from storage.postgres.connection import Pool, unique
 from storage.postgres.games import ONE_ACTIVE_INDEX, clashing_game
 from storage.rows import chat_row, user_row
+from storage.sql import MIGRATE_CHAT, numbered
+from storage.state import check_no_clash
+
+_MIGRATE_CHAT: Final = numbered(MIGRATE_CHAT)
 
 __all__ = ["People"]
 
@@ -68,16 +74,9 @@ class People:
                 )
                 if old is None:
                     return False
-                blocking = await clashing_game(conn, old_id, new_id)
-                if blocking is not None:
-                    raise ActiveGameConflict(new_id, blocking.game_id)
+                check_no_clash(new_id, await clashing_game(conn, old_id, new_id))
                 await conn.execute(
-                    "INSERT INTO chats (chat_id, kind, language, default_rules, created, updated)"
-                    " VALUES ($1, 'supergroup', $2, $3, $4, $5)"
-                    " ON CONFLICT (chat_id) DO UPDATE SET kind = 'supergroup',"
-                    " language = excluded.language,"
-                    " default_rules = COALESCE(excluded.default_rules, chats.default_rules),"
-                    " updated = excluded.updated",
+                    _MIGRATE_CHAT,
                     new_id, old["language"], old["default_rules"], old["created"], now,
                 )
                 await conn.execute(
@@ -95,14 +94,8 @@ class People:
 
     # ------------------------------------------------------------------ users
 
-    async def upsert_user(
-        self,
-        user_id: int,
-        first_name: str,
-        username: str | None = None,
-        *,
-        language: Language | None = None,
-    ) -> User:
+    async def upsert_user(self, user_id: int, first_name: str, username: str | None = None, *,
+                          language: Language | None = None) -> User:
         check_int64("user_id", user_id)
         if language is not None:
             check_choice("language", language, LANGUAGES)

@@ -4,6 +4,7 @@ time under an advisory lock (``RATING_LOCK``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from storage.base import Rater, RatingPair
 from storage.checks import check_int64, check_ratings, check_seats
@@ -13,6 +14,9 @@ from storage.postgres.connection import Pool
 from storage.postgres.games import require_game
 from storage.postgres.schema import RATING_LOCK
 from storage.rows import GAME_COLUMNS, STATS_COLUMNS, game_row, stats_row
+from storage.sql import CHAT_TOP, numbered
+
+_CHAT_TOP: Final = numbered(CHAT_TOP)
 
 __all__ = ["Stats"]
 
@@ -102,17 +106,7 @@ class Stats:
 
     async def chat_top(self, chat_id: int, *, limit: int = 20) -> list[PlayerStats]:
         check_int64("chat_id", chat_id)
-        rows = await self._pg.fetch(
-            "SELECT " + ", ".join(f"s.{c.strip()}" for c in STATS_COLUMNS.split(",")) +
-            ", u.first_name AS name FROM player_stats s"
-            " LEFT JOIN users u ON s.player = 'u:' || u.user_id"
-            " WHERE s.player LIKE 'u:%' AND EXISTS ("
-            "   SELECT 1 FROM game_players p JOIN games g ON g.game_id = p.game_id"
-            "   WHERE p.player = s.player AND g.chat_id = $1)"
-            " ORDER BY s.mu IS NULL, s.mu - 3 * s.sigma DESC, s.games DESC, s.player"
-            " LIMIT $2",
-            chat_id, max(0, int(limit)),
-        )
+        rows = await self._pg.fetch(_CHAT_TOP, chat_id, max(0, int(limit)))
         return [stats_row(r) for r in rows]
 
     async def versus_computers(self, player: str) -> list[Versus]:

@@ -28,15 +28,15 @@ from typing import Concatenate, Final, ParamSpec, TypeVar, cast
 import aiosqlite
 
 from storage.base import Migration
-from storage.checks import check_time
+from storage.checks import check_busy_timeout
 from storage.errors import (
     NotFound,
     StorageBusy,
-    StorageClosed,
     StorageDiskError,
     StorageFailure,
     StorageReadOnly,
 )
+from storage.handle import Handle, undone_on_failure
 from storage.models import Pragmas
 from storage.sqlite.migrations import migrate
 
@@ -157,17 +157,16 @@ def in_transaction(
 # --------------------------------------------------------------------------- the connection
 
 
-class Database:
+class Database(Handle):
     """The aiosqlite connection of one ``Storage``, with its lock and clock."""
 
     def __init__(
         self, conn: aiosqlite.Connection, path: str, clock: Callable[[], float]
     ) -> None:
+        super().__init__(clock)
         self.conn = conn
         self.path = path
-        self.clock = clock
         self.lock = asyncio.Lock()
-        self.closed = False
 
     @classmethod
     async def open(
@@ -178,16 +177,14 @@ class Database:
         migrations: Sequence[Migration],
     ) -> Database:
         """Connect (creating the file owner-only), switch to WAL and migrate."""
-        check_time("busy_timeout", busy_timeout)
-        if busy_timeout < 0:
-            raise ValueError(f"busy_timeout must be >= 0, got {busy_timeout}")
+        check_busy_timeout(busy_timeout)
         try:
             if _is_file_path(path):
                 _make_private(path)
             db = await aiosqlite.connect(path, isolation_level=None, timeout=busy_timeout)
         except (sqlite3.Error, OSError) as e:
             raise failure(e, path) from e
-        try:
+        async with undone_on_failure(db.close, sqlite3.Error, lambda e: failure(e, path)):
             db.row_factory = sqlite3.Row
             # Pragmas that cannot change inside a transaction: set them first.
             async with db.execute("PRAGMA journal_mode=WAL") as cur:
@@ -201,11 +198,6 @@ class Database:
             await db.execute("PRAGMA foreign_keys=OFF")
             await migrate(db, path, migrations)
             await db.execute("PRAGMA foreign_keys=ON")
-        except BaseException as e:
-            await db.close()
-            if isinstance(e, sqlite3.Error):
-                raise failure(e, path) from e
-            raise
         return cls(db, path, clock)
 
     async def close(self) -> None:
@@ -215,13 +207,6 @@ class Database:
         async with self.lock:
             self.closed = True
             await self.conn.close()
-
-    def check_open(self) -> None:
-        if self.closed:
-            raise StorageClosed("storage is closed")
-
-    def now(self) -> float:
-        return float(self.clock())
 
     async def pragmas(self) -> Pragmas:
         """Read back the connection's settings (journal mode, foreign keys, ...)."""

@@ -4,9 +4,11 @@ A single process never calls these.  Times are epoch seconds of the storage's cl
 
 from __future__ import annotations
 
-from storage.checks import check_time, edit_state
+from storage.checks import check_time
 from storage.rows import opt_int
+from storage.sql import FORGET_EDIT, MARK_SHOWING
 from storage.sqlite.connection import Database
+from storage.state import edit_state
 
 __all__ = ["Coordination"]
 
@@ -163,21 +165,14 @@ class Coordination:
                 lease = await db.fetchone(
                     "SELECT owner FROM leases WHERE game_id = ? AND expires > ?", (game_id, now))
                 if lease is not None and str(lease["owner"]) != owner:
-                    await db.execute(
-                        "UPDATE sent_messages SET showing = NULL, editor = NULL"
-                        " WHERE chat_id = ? AND slot = ? AND editor = ?", (chat_id, slot, owner))
+                    await db.execute(FORGET_EDIT, (chat_id, slot, owner))
                     return "lost"
             row = await db.fetchone(
                 "SELECT shown, showing, editor, showing_at FROM sent_messages"
                 " WHERE chat_id = ? AND slot = ?", (chat_id, slot))
-            if row is None:
-                return "go"
-            state = edit_state(row["shown"], row["showing"], row["editor"], row["showing_at"],
-                               owner, digest, now - busy_for)
+            state = edit_state(row, owner, digest, now - busy_for)
             if state == "go":
-                await db.execute(
-                    "UPDATE sent_messages SET showing = ?, editor = ?, showing_at = ?"
-                    " WHERE chat_id = ? AND slot = ?", (digest, owner, now, chat_id, slot))
+                await db.execute(MARK_SHOWING, (digest, owner, now, chat_id, slot))
         return state
 
     async def end_edit(self, chat_id: int, slot: str, owner: str, shown: str | None) -> None:

@@ -6,26 +6,21 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from storage.checks import (
-    check_int64,
-    check_json,
-    check_outcome,
-    check_reason,
-    check_thread,
-    check_time,
-    cutoff,
-)
-from storage.errors import (
-    ActiveGameConflict,
-    LobbyCodeTaken,
-    NotFound,
-    StatusConflict,
-    VersionConflict,
-)
-from storage.models import ACTIVE_STATUSES, Game, GameResult, GameStatus, Outcome, ScoreRow
+from storage.base import Ending, LobbyEdit, NewGame
+from storage.checks import check_json, check_thread, check_time, cutoff
+from storage.errors import NotFound, StatusConflict
+from storage.models import Game, GameResult, Outcome, ScoreRow
 from storage.record import build_record
 from storage.rows import ACTIVE_SQL, GAME_COLUMNS, game_row, opt_int, result_row, score_row
+from storage.sql import NEW_GAME_CLASHES
 from storage.sqlite.connection import Database
+from storage.state import (
+    check_active,
+    check_ending,
+    check_lobby,
+    check_new_game,
+    check_playing,
+)
 
 __all__ = ["Games", "active_game", "clashing_game", "finish", "require_game"]
 
@@ -38,119 +33,40 @@ class Games:
 
     # ------------------------------------------------------------------ lobby
 
-    async def create_game(
-        self,
-        chat_id: int,
-        creator_id: int,
-        *,
-        rules: str,
-        seed: int,
-        seats: str,
-        lobby_code: str | None = None,
-        deadline: float | None = None,
-        thread_id: int | None = None,
-    ) -> int:
-        """Create a game in ``lobby`` status (version 0) in the forum topic ``thread_id``
-        of the chat (None: General, or a chat without topics) and return its id.
-
-        Raises ``NotFound`` for an unknown chat, ``ActiveGameConflict`` if that thread of
-        the chat has a game in lobby/playing, ``LobbyCodeTaken`` if the code is in use;
-        writes nothing then.
-        """
-        check_int64("chat_id", chat_id)
-        check_int64("creator_id", creator_id)
-        check_int64("seed", seed)
-        check_json("rules", rules)
-        check_json("seats", seats)
-        check_time("deadline", deadline)
-        check_thread(thread_id)
+    async def create_game(self, new: NewGame) -> int:
         db = self._db
         async with db.write() as now:
-            if await db.fetchone("SELECT 1 FROM chats WHERE chat_id = ?", (chat_id,)) is None:
-                raise NotFound(f"chat {chat_id}")
-            active = await active_game(db, chat_id, thread_id)
-            if active is not None:
-                raise ActiveGameConflict(chat_id, active.game_id)
-            if lobby_code is not None and await _game_by_code(db, lobby_code) is not None:
-                raise LobbyCodeTaken(lobby_code)
+            clashes = await db.fetchone(
+                NEW_GAME_CLASHES, (new.chat_id, new.chat_id, new.thread_id, new.lobby_code))
+            assert clashes is not None
+            check_new_game(new, clashes)
             game_id = await db.insert(
                 "INSERT INTO games (chat_id, status, creator_id, created, updated, rules, seed,"
                 " seats, deadline, lobby_code, thread_id)"
                 " VALUES (?, 'lobby', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (chat_id, creator_id, now, now, rules, seed, seats, deadline, lobby_code,
-                 thread_id),
+                (new.chat_id, new.creator_id, now, now, new.rules, new.seed, new.seats,
+                 new.deadline, new.lobby_code, new.thread_id),
             )
         return game_id
 
-    async def update_lobby(
-        self,
-        game_id: int,
-        expected_lobby_rev: int,
-        *,
-        seats: str | None = None,
-        rules: str | None = None,
-    ) -> int:
-        """Change the seats and/or rules of a game in lobby; returns the new ``lobby_rev``.
-
-        Raises ``VersionConflict`` if ``lobby_rev`` is not ``expected_lobby_rev`` and
-        ``StatusConflict`` if the game is not in lobby; writes nothing then.
-        """
-        if seats is not None:
-            check_json("seats", seats)
-        if rules is not None:
-            check_json("rules", rules)
+    async def update_lobby(self, edit: LobbyEdit) -> int:
         async with self._db.write() as now:
-            game = await _lobby_game(self._db, game_id, expected_lobby_rev)
+            game = await _lobby_game(self._db, edit)
             await self._db.execute(
                 "UPDATE games SET seats = ?, rules = ?, lobby_rev = lobby_rev + 1, updated = ?"
                 " WHERE game_id = ?",
-                (
-                    game.seats if seats is None else seats,
-                    game.rules if rules is None else rules,
-                    now,
-                    game_id,
-                ),
+                (*_lobby_values(game, edit), now, edit.game_id),
             )
-        return expected_lobby_rev + 1
+        return edit.expected_lobby_rev + 1
 
-    async def start_game(
-        self,
-        game_id: int,
-        expected_lobby_rev: int,
-        *,
-        snapshot: str,
-        deadline: float | None,
-        seats: str | None = None,
-        rules: str | None = None,
-    ) -> None:
-        """Move a game from lobby to playing with its first snapshot (version stays 0).
-
-        The start counts as a person's move for ``idle_games`` (``human_moved`` = now).
-
-        Optionally sets the final seats/rules.  Raises ``VersionConflict`` /
-        ``StatusConflict`` like ``update_lobby``; writes nothing then.
-        """
-        check_json("snapshot", snapshot)
-        check_time("deadline", deadline)
-        if seats is not None:
-            check_json("seats", seats)
-        if rules is not None:
-            check_json("rules", rules)
+    async def start_game(self, edit: LobbyEdit, snapshot: str, deadline: float | None) -> None:
         async with self._db.write() as now:
-            game = await _lobby_game(self._db, game_id, expected_lobby_rev)
+            game = await _lobby_game(self._db, edit)
             await self._db.execute(
                 "UPDATE games SET status = 'playing', snapshot = ?, deadline = ?, seats = ?,"
                 " rules = ?, lobby_rev = lobby_rev + 1, updated = ?, human_moved = ?"
                 " WHERE game_id = ?",
-                (
-                    snapshot,
-                    deadline,
-                    game.seats if seats is None else seats,
-                    game.rules if rules is None else rules,
-                    now,
-                    now,
-                    game_id,
-                ),
+                (snapshot, deadline, *_lobby_values(game, edit), now, now, edit.game_id),
             )
 
     async def cancel_lobby(self, game_id: int) -> None:
@@ -199,39 +115,17 @@ class Games:
         """
         check_time("deadline", deadline)
         async with self._db.write() as now:
-            game = await require_game(self._db, game_id)
-            if not game.active:
-                raise StatusConflict(game_id, game.status, ACTIVE_STATUSES)
-            if expected_version is not None and game.version != expected_version:
-                raise VersionConflict(game_id, expected_version, game.version)
+            check_active(await require_game(self._db, game_id), expected_version)
             await self._db.execute(
                 "UPDATE games SET deadline = ?, updated = ? WHERE game_id = ?",
                 (deadline, now, game_id),
             )
 
     async def finish_game(
-        self,
-        game_id: int,
-        *,
-        winner_seat: int | None,
-        totals: str,
-        stopped: bool,
-        expected_version: int | None = None,
+        self, game_id: int, outcome: Outcome, expected_version: int | None
     ) -> GameResult:
-        """End a playing game: the result row and the status (finished/stopped) in one
-        transaction; clears the deadline and lobby code.
-
-        ``StatusConflict`` unless the game is ``playing`` (so it ends once);
-        ``VersionConflict`` if ``expected_version`` is given and stale.
-        """
-        outcome = Outcome(winner_seat=winner_seat, totals=totals, stopped=stopped)
-        check_outcome(outcome)
         async with self._db.write() as now:
-            game = await require_game(self._db, game_id)
-            if game.status != "playing":
-                raise StatusConflict(game_id, game.status, ("playing",))
-            if expected_version is not None and game.version != expected_version:
-                raise VersionConflict(game_id, expected_version, game.version)
+            check_playing(await require_game(self._db, game_id), expected_version)
             await finish(self._db, game_id, outcome, now)
             result = await _get_result(self._db, game_id)
         assert result is not None
@@ -239,59 +133,22 @@ class Games:
 
     # ------------------------------------------------------------------ the end
 
-    async def expire_game(
-        self,
-        game_id: int,
-        *,
-        reason: str = "idle",
-        totals: str | None = None,
-        expected_version: int | None = None,
-        expected_lobby_rev: int | None = None,
-    ) -> Game:
-        """Close a game left idle: ``lobby``/``playing`` → ``expired``; returns the row.
-
-        The record (rules, seed, seats, actions, score sheet) is kept; the deadline and the
-        lobby code are cleared and ``reason`` is stored.  A playing game given ``totals``
-        (JSON) also gets a result row (``stopped``, no winner), as ``/stop`` writes, so
-        ``last_game`` and the score sheet still show it; without ``totals`` it gets none.
-
-        ``expected_version`` / ``expected_lobby_rev`` guard against a move or a lobby edit
-        made since the caller saw the game idle (``VersionConflict``).  ``StatusConflict``
-        unless the game is in lobby or playing; ``NotFound``.  Writes nothing when it raises.
-        """
-        if totals is not None:
-            check_json("totals", totals)
-        text = check_reason(reason)
-        db = self._db
+    async def end_game(self, ending: Ending) -> Game:
+        """``expire_game``/``mark_broken`` (``storage.facade``)."""
+        db, game_id = self._db, ending.game_id
         async with db.write() as now:
-            game = await _end_check(db, game_id, expected_version, expected_lobby_rev)
-            if game.status == "playing" and totals is not None:
+            game = check_ending(await require_game(db, game_id), ending)
+            if game.status == "playing" and ending.totals is not None:
                 await db.execute(
                     "INSERT INTO results (game_id, finished, winner_seat, totals, stopped)"
                     " VALUES (?, ?, NULL, ?, 1)",
-                    (game_id, now, totals),
+                    (game_id, now, ending.totals),
                 )
-            await _end(db, game_id, "expired", text, now)
-            ended = await _get_game(db, game_id)
-        assert ended is not None
-        return ended
-
-    async def mark_broken(
-        self, game_id: int, reason: str, *, expected_version: int | None = None
-    ) -> Game:
-        """A game that cannot be restored: ``lobby``/``playing`` → ``broken``; returns the row.
-
-        ``broken`` is not active, so the chat can start a new game at once.  Everything of
-        the game stays (``export_game`` gives its record for a bug report); ``reason`` (the
-        error, at most 4000 characters are kept) is stored; deadline and lobby code are
-        cleared; no result row.  ``StatusConflict`` unless lobby/playing; ``NotFound``;
-        ``VersionConflict`` on a stale ``expected_version``.
-        """
-        text = check_reason(reason)
-        db = self._db
-        async with db.write() as now:
-            await _end_check(db, game_id, expected_version, None)
-            await _end(db, game_id, "broken", text, now)
+            await db.execute(
+                "UPDATE games SET status = ?, reason = ?, deadline = NULL, lobby_code = NULL,"
+                " updated = ? WHERE game_id = ?",
+                (ending.status, ending.reason, now, game_id),
+            )
             ended = await _get_game(db, game_id)
         assert ended is not None
         return ended
@@ -466,34 +323,14 @@ async def _get_result(db: Database, game_id: int) -> GameResult | None:
     return None if row is None else result_row(row)
 
 
-async def _lobby_game(db: Database, game_id: int, expected_lobby_rev: int) -> Game:
-    game = await require_game(db, game_id)
-    if game.status != "lobby":
-        raise StatusConflict(game_id, game.status, ("lobby",))
-    if game.lobby_rev != expected_lobby_rev:
-        raise VersionConflict(game_id, expected_lobby_rev, game.lobby_rev, "lobby_rev")
-    return game
+async def _lobby_game(db: Database, edit: LobbyEdit) -> Game:
+    return check_lobby(await require_game(db, edit.game_id), edit)
 
 
-async def _end_check(
-    db: Database, game_id: int, expected_version: int | None, expected_lobby_rev: int | None
-) -> Game:
-    game = await require_game(db, game_id)
-    if not game.active:
-        raise StatusConflict(game_id, game.status, ACTIVE_STATUSES)
-    if expected_version is not None and game.version != expected_version:
-        raise VersionConflict(game_id, expected_version, game.version)
-    if expected_lobby_rev is not None and game.lobby_rev != expected_lobby_rev:
-        raise VersionConflict(game_id, expected_lobby_rev, game.lobby_rev, "lobby_rev")
-    return game
-
-
-async def _end(db: Database, game_id: int, status: GameStatus, reason: str, now: float) -> None:
-    await db.execute(
-        "UPDATE games SET status = ?, reason = ?, deadline = NULL, lobby_code = NULL,"
-        " updated = ? WHERE game_id = ?",
-        (status, reason, now, game_id),
-    )
+def _lobby_values(game: Game, edit: LobbyEdit) -> tuple[str, str]:
+    """The seats and rules a lobby has after ``edit``."""
+    return (game.seats if edit.seats is None else edit.seats,
+            game.rules if edit.rules is None else edit.rules)
 
 
 async def finish(db: Database, game_id: int, outcome: Outcome, now: float) -> None:

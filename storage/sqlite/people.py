@@ -8,11 +8,12 @@ import time
 from typing import Final, TypeVar
 
 from storage.checks import check_choice, check_int64, check_json
-from storage.errors import ActiveGameConflict
 from storage.models import CHAT_KINDS, LANGUAGES, Chat, ChatKind, Language, User
 from storage.rows import chat_row, user_row
+from storage.sql import MIGRATE_CHAT
 from storage.sqlite.connection import Database
 from storage.sqlite.games import clashing_game
+from storage.state import check_no_clash
 
 __all__ = ["People"]
 
@@ -119,17 +120,9 @@ class People:
             old = await self._get_chat(old_id)
             if old is None:
                 return False
-            blocking = await clashing_game(db, old_id, new_id)
-            if blocking is not None:
-                raise ActiveGameConflict(new_id, blocking.game_id)
+            check_no_clash(new_id, await clashing_game(db, old_id, new_id))
             await db.execute(
-                "INSERT INTO chats (chat_id, kind, language, default_rules, created, updated)"
-                " VALUES (?, 'supergroup', ?, ?, ?, ?)"
-                " ON CONFLICT (chat_id) DO UPDATE SET kind = 'supergroup',"
-                " language = excluded.language,"
-                " default_rules = COALESCE(excluded.default_rules, chats.default_rules),"
-                " updated = excluded.updated",
-                (new_id, old.language, old.default_rules, old.created, now),
+                MIGRATE_CHAT, (new_id, old.language, old.default_rules, old.created, now),
             )
             await db.execute(
                 "UPDATE games SET chat_id = ?, updated = ? WHERE chat_id = ?",
@@ -144,14 +137,8 @@ class People:
 
     # ------------------------------------------------------------------ users
 
-    async def upsert_user(
-        self,
-        user_id: int,
-        first_name: str,
-        username: str | None = None,
-        *,
-        language: Language | None = None,
-    ) -> User:
+    async def upsert_user(self, user_id: int, first_name: str, username: str | None = None, *,
+                          language: Language | None = None) -> User:
         """Insert the user or update the names; ``language`` is only the initial value.
 
         Writes only what changes: a known user with these names is returned as stored

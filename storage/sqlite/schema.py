@@ -11,106 +11,13 @@ from __future__ import annotations
 from typing import Final
 
 from storage.base import Migration
+from storage.sql import GAMES_INDEXES, Types, game_tables, result_tables, shared_migrations
 
-_V1: Final[Migration] = (
-    """
-    CREATE TABLE chats (
-        chat_id       INTEGER PRIMARY KEY,
-        kind          TEXT    NOT NULL CHECK (kind IN ('private', 'group', 'supergroup')),
-        language      TEXT    NOT NULL,
-        default_rules TEXT,
-        created       REAL    NOT NULL,
-        updated       REAL    NOT NULL
-    )
-    """,
-    """
-    CREATE TABLE users (
-        user_id    INTEGER PRIMARY KEY,
-        first_name TEXT    NOT NULL,
-        username   TEXT,
-        language   TEXT,
-        started    INTEGER NOT NULL DEFAULT 0 CHECK (started IN (0, 1)),
-        blocked    INTEGER NOT NULL DEFAULT 0 CHECK (blocked IN (0, 1)),
-        created    REAL    NOT NULL,
-        updated    REAL    NOT NULL
-    )
-    """,
-    """
-    CREATE TABLE games (
-        game_id     INTEGER PRIMARY KEY AUTOINCREMENT,
-        chat_id     INTEGER NOT NULL REFERENCES chats (chat_id) ON UPDATE CASCADE,
-        status      TEXT    NOT NULL
-                    CHECK (status IN ('lobby', 'playing', 'finished', 'stopped')),
-        creator_id  INTEGER NOT NULL,
-        created     REAL    NOT NULL,
-        updated     REAL    NOT NULL,
-        rules       TEXT    NOT NULL,
-        seed        INTEGER NOT NULL,
-        seats       TEXT    NOT NULL,
-        version     INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0),
-        lobby_rev   INTEGER NOT NULL DEFAULT 0 CHECK (lobby_rev >= 0),
-        snapshot    TEXT,
-        message_ids TEXT    NOT NULL DEFAULT '{}',
-        deadline    REAL,
-        lobby_code  TEXT
-    )
-    """,
-    # At most one game in lobby/playing per chat.
-    """
-    CREATE UNIQUE INDEX games_one_active_per_chat
-        ON games (chat_id) WHERE status IN ('lobby', 'playing')
-    """,
-    # Lobby codes are unique while not null.
-    """
-    CREATE UNIQUE INDEX games_lobby_code
-        ON games (lobby_code) WHERE lobby_code IS NOT NULL
-    """,
-    "CREATE INDEX games_by_chat ON games (chat_id, game_id)",
-    """
-    CREATE TABLE game_actions (
-        game_id INTEGER NOT NULL REFERENCES games (game_id) ON DELETE CASCADE,
-        seq     INTEGER NOT NULL CHECK (seq >= 1),
-        action  TEXT    NOT NULL,
-        created REAL    NOT NULL,
-        PRIMARY KEY (game_id, seq)
-    ) WITHOUT ROWID
-    """,
-    # The log is contiguous: an action gets seq = the game's version + 1 ...
-    """
-    CREATE TRIGGER game_actions_contiguous
-    BEFORE INSERT ON game_actions
-    WHEN NEW.seq IS NOT (SELECT version + 1 FROM games WHERE game_id = NEW.game_id)
-    BEGIN
-        SELECT RAISE(ABORT, 'game_actions: seq must be the game version + 1');
-    END
-    """,
-    # ... and append-only.
-    """
-    CREATE TRIGGER game_actions_append_only
-    BEFORE UPDATE ON game_actions
-    BEGIN
-        SELECT RAISE(ABORT, 'game_actions is append-only');
-    END
-    """,
-    """
-    CREATE TABLE score_sheets (
-        game_id INTEGER NOT NULL REFERENCES games (game_id) ON DELETE CASCADE,
-        deal_no INTEGER NOT NULL CHECK (deal_no >= 0),
-        data    TEXT    NOT NULL,
-        created REAL    NOT NULL,
-        PRIMARY KEY (game_id, deal_no)
-    ) WITHOUT ROWID
-    """,
-    """
-    CREATE TABLE results (
-        game_id     INTEGER PRIMARY KEY REFERENCES games (game_id) ON DELETE CASCADE,
-        finished    REAL    NOT NULL,
-        winner_seat INTEGER CHECK (winner_seat IS NULL OR winner_seat >= 0),
-        totals      TEXT    NOT NULL,
-        stopped     INTEGER NOT NULL CHECK (stopped IN (0, 1))
-    )
-    """,
+TYPES: Final = Types(
+    id="INTEGER", time="REAL", serial="INTEGER PRIMARY KEY AUTOINCREMENT",
+    keyed=") WITHOUT ROWID", boolean=False,
 )
+"""How this dialect spells the column types of the tables both backends share."""
 
 _CONTIGUOUS_TRIGGER: Final = """
     CREATE TRIGGER game_actions_contiguous
@@ -120,6 +27,21 @@ _CONTIGUOUS_TRIGGER: Final = """
         SELECT RAISE(ABORT, 'game_actions: seq must be the game version + 1');
     END
     """
+
+_V1: Final[Migration] = (
+    *game_tables(TYPES),
+    # The log is contiguous: an action gets seq = the game's version + 1 ...
+    _CONTIGUOUS_TRIGGER,
+    # ... and append-only.
+    """
+    CREATE TRIGGER game_actions_append_only
+    BEFORE UPDATE ON game_actions
+    BEGIN
+        SELECT RAISE(ABORT, 'game_actions is append-only');
+    END
+    """,
+    *result_tables(TYPES),
+)
 
 # Version 2: the statuses ``expired`` and ``broken`` (a new CHECK, so the games table is
 # rebuilt: SQLite cannot alter a CHECK in place), ``games.human_moved`` (the last move a
@@ -174,15 +96,7 @@ _V2: Final[Migration] = (
     """,
     "DROP TABLE games",
     "ALTER TABLE games_v2 RENAME TO games",
-    """
-    CREATE UNIQUE INDEX games_one_active_per_chat
-        ON games (chat_id) WHERE status IN ('lobby', 'playing')
-    """,
-    """
-    CREATE UNIQUE INDEX games_lobby_code
-        ON games (lobby_code) WHERE lobby_code IS NOT NULL
-    """,
-    "CREATE INDEX games_by_chat ON games (chat_id, game_id)",
+    *GAMES_INDEXES,
     # The expiry queries look at the active games only.
     "CREATE INDEX games_active_by_status ON games (status) WHERE status IN ('lobby', 'playing')",
     _CONTIGUOUS_TRIGGER,
@@ -195,111 +109,8 @@ _V2: Final[Migration] = (
     """,
 )
 
-# Version 3: players' records and ratings (``docs/storage.md``, *Stats and ratings*).
-# ``player_stats`` is one row per player ("u:<user_id>" a person, "ai:<level>" a computer
-# level): sums over the rated games and the rating (mu, sigma; NULL until rated).
-# ``game_players`` is one row per seat of a rated game (who sat there, the place, a win), so
-# a chat's table and a person's results against the computers are read from the games.
-# ``rated_games`` marks a game whose result was counted: written in the same transaction
-# as the sums, so a game counts once.  Games finished before this version are not marked:
-# the bot counts them at its next start-up.
-_V3: Final[Migration] = (
-    """
-    CREATE TABLE player_stats (
-        player    TEXT    PRIMARY KEY,
-        games     INTEGER NOT NULL DEFAULT 0 CHECK (games >= 0),
-        wins      INTEGER NOT NULL DEFAULT 0 CHECK (wins >= 0),
-        place_sum REAL    NOT NULL DEFAULT 0,
-        declared  INTEGER NOT NULL DEFAULT 0 CHECK (declared >= 0),
-        made      INTEGER NOT NULL DEFAULT 0 CHECK (made >= 0),
-        falls     INTEGER NOT NULL DEFAULT 0 CHECK (falls >= 0),
-        bolts     INTEGER NOT NULL DEFAULT 0 CHECK (bolts >= 0),
-        mu        REAL,
-        sigma     REAL    CHECK (sigma IS NULL OR sigma > 0),
-        updated   REAL    NOT NULL
-    ) WITHOUT ROWID
-    """,
-    """
-    CREATE TABLE rated_games (
-        game_id INTEGER PRIMARY KEY REFERENCES games (game_id) ON DELETE CASCADE,
-        rated   REAL    NOT NULL
-    )
-    """,
-    """
-    CREATE TABLE game_players (
-        game_id INTEGER NOT NULL REFERENCES rated_games (game_id) ON DELETE CASCADE,
-        seat    INTEGER NOT NULL CHECK (seat >= 0),
-        player  TEXT    NOT NULL,
-        place   INTEGER NOT NULL CHECK (place >= 1),
-        win     INTEGER NOT NULL CHECK (win IN (0, 1)),
-        PRIMARY KEY (game_id, seat)
-    ) WITHOUT ROWID
-    """,
-    "CREATE INDEX game_players_by_player ON game_players (player, game_id)",
-)
-
-# Version 4: coordination of several bot processes on one database (``docs/deploy.md``,
-# *How processes share the tables*).  ``leases``: the process (``owner``) that runs a
-# game's timers and computer moves until ``expires`` (epoch seconds).  ``group_sends``: the
-# requests made to a group in the last minute, by every process (its message budget).
-# ``sent_messages``: a message slot of a chat ("the table of deal 5") claimed by the
-# process that sends it, and the message id once sent, so that a message is sent once.
-# A single process (the default) writes none of them.
-_V4: Final[Migration] = (
-    """
-    CREATE TABLE leases (
-        game_id INTEGER PRIMARY KEY REFERENCES games (game_id) ON DELETE CASCADE,
-        owner   TEXT    NOT NULL,
-        expires REAL    NOT NULL
-    )
-    """,
-    "CREATE INDEX leases_by_owner ON leases (owner)",
-    """
-    CREATE TABLE group_sends (
-        chat_id INTEGER NOT NULL,
-        at      REAL    NOT NULL
-    )
-    """,
-    "CREATE INDEX group_sends_by_chat ON group_sends (chat_id, at)",
-    """
-    CREATE TABLE sent_messages (
-        chat_id    INTEGER NOT NULL,
-        slot       TEXT    NOT NULL,
-        owner      TEXT    NOT NULL,
-        message_id INTEGER,
-        claimed    REAL    NOT NULL,
-        PRIMARY KEY (chat_id, slot)
-    ) WITHOUT ROWID
-    """,
-)
-
-# Version 5: the topic of a forum (Telegram's ``message_thread_id``) is part of a game
-# (issue 18).  ``thread_id`` NULL is the chat's General topic, or a chat without topics
-# (every game from before); a chat may have one game in lobby/playing per thread, NULL
-# being a place of its own (``COALESCE(thread_id, 0)``: thread ids are >= 1).
-_V5: Final[Migration] = (
-    "ALTER TABLE games ADD COLUMN thread_id INTEGER CHECK (thread_id IS NULL OR thread_id >= 1)",
-    "DROP INDEX games_one_active_per_chat",
-    """
-    CREATE UNIQUE INDEX games_one_active_per_thread
-        ON games (chat_id, COALESCE(thread_id, 0)) WHERE status IN ('lobby', 'playing')
-    """,
-)
-
-# Version 6: what a shared message shows (issue 22, no edit that changes nothing across
-# processes).  ``shown``: the digest of the content Telegram shows, stored right after the
-# send or edit that put it there; ``showing``: the digest of an edit in flight, by
-# ``editor`` since ``showing_at`` (epoch seconds).  A process about to edit reads them in
-# the transaction that checks the game's lease (``begin_edit``): the content already shown
-# is not edited again, and another process's edit in flight is waited for.
-_V6: Final[Migration] = (
-    "ALTER TABLE sent_messages ADD COLUMN shown TEXT",
-    "ALTER TABLE sent_messages ADD COLUMN showing TEXT",
-    "ALTER TABLE sent_messages ADD COLUMN editor TEXT",
-    "ALTER TABLE sent_messages ADD COLUMN showing_at REAL",
-)
-
-MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, _V3, _V4, _V5, _V6)
+# Versions 3 on: the same on both backends but for the types (``storage.sql``).
+MIGRATIONS: Final[tuple[Migration, ...]] = (_V1, _V2, *shared_migrations(TYPES))
 """All migrations in order; ``len(MIGRATIONS)`` is the current schema version."""
 
 SCHEMA_VERSION: Final[int] = len(MIGRATIONS)

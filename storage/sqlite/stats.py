@@ -10,6 +10,7 @@ from storage.checks import check_int64, check_ratings, check_seats
 from storage.errors import StatusConflict
 from storage.models import Game, PlayerStats, SeatResult, Versus
 from storage.rows import GAME_COLUMNS, STATS_COLUMNS, game_row, stats_row
+from storage.sql import CHAT_TOP
 from storage.sqlite.connection import Database
 from storage.sqlite.games import require_game
 
@@ -107,16 +108,7 @@ class Stats:
         ``name`` is the person's first name."""
         check_int64("chat_id", chat_id)
         async with self._db.read():
-            rows = await self._db.fetchall(
-                "SELECT " + ", ".join(f"s.{c.strip()}" for c in STATS_COLUMNS.split(",")) +
-                ", u.first_name AS name FROM player_stats s"
-                " LEFT JOIN users u ON s.player = 'u:' || u.user_id"
-                " WHERE s.player LIKE 'u:%' AND EXISTS ("
-                "   SELECT 1 FROM game_players p JOIN games g ON g.game_id = p.game_id"
-                "   WHERE p.player = s.player AND g.chat_id = ?)"
-                " ORDER BY s.mu IS NULL, s.mu - 3 * s.sigma DESC, s.games DESC, s.player"
-                " LIMIT ?",
-                (chat_id, max(0, int(limit))))
+            rows = await self._db.fetchall(CHAT_TOP, (chat_id, max(0, int(limit))))
         return [stats_row(r) for r in rows]
 
     async def versus_computers(self, player: str) -> list[Versus]:

@@ -1,4 +1,4 @@
-"""``append_action`` on SQLite: a stored move is one plain-sqlite3 function run on
+"""The moves on SQLite (``append_action``): a stored move is one plain-sqlite3 function run on
 aiosqlite's thread (one trip), and the moves that wait meanwhile share the next COMMIT
 (group commit; ``docs/storage.md``, *One transaction per move*)."""
 
@@ -7,13 +7,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from storage.checks import check_int64, check_json, check_outcome, check_time
+from storage.base import Moves
 from storage.errors import NotFound, StatusConflict, StorageFailure, VersionConflict
-from storage.models import Outcome
 from storage.sqlite.connection import Abandoned, Database, failure, in_transaction
 
 __all__ = ["MoveWriter"]
@@ -21,10 +20,9 @@ __all__ = ["MoveWriter"]
 
 @dataclass(slots=True, eq=False)
 class _Move:
-    """A move waiting for ``MoveWriter._flush``: ``_append``'s arguments after ``now``."""
+    """Moves waiting for ``MoveWriter._flush``."""
 
-    args: tuple[int, int, tuple[str, ...], str, float | None, list[tuple[int, str]],
-                Outcome | None, bool]
+    moves: Moves
     future: asyncio.Future[int]
     now: float = 0.0
     abandoned: bool = False  # the caller was cancelled (set on the loop, read on the thread)
@@ -39,69 +37,12 @@ class MoveWriter:
         self._moves: list[_Move] = []
         self._flusher: asyncio.Task[None] | None = None
 
-    async def append_action(
-        self,
-        game_id: int,
-        expected_version: int,
-        action: str,
-        snapshot: str,
-        *,
-        deadline: float | None,
-        sheet_rows: Iterable[tuple[int, str]] = (),
-        outcome: Outcome | None = None,
-        human: bool = False,
-    ) -> int:
-        """Record one accepted action; returns the new version (= its seq).
-
-        ``human=True``: a person made this move, so the game's ``human_moved`` becomes now
-        (the clock of ``idle_games``); computer moves and seat hand-overs leave it.
-
-        In ONE transaction: checks the game is ``playing`` (else ``StatusConflict``) and
-        its version equals ``expected_version`` (else ``VersionConflict``), appends the
-        action with seq = version + 1, stores the snapshot and the deadline, writes (or
-        replaces) the given ``(deal_no, data JSON)`` score-sheet rows and, with an
-        ``outcome``, finishes the game as ``finish_game`` does.  When it returns, all of it
-        is committed; when it raises, nothing was written.
-        """
-        return await self.append_actions(
-            game_id, expected_version, (action,), snapshot, deadline=deadline,
-            sheet_rows=sheet_rows, outcome=outcome, human=human)
-
-    async def append_actions(
-        self,
-        game_id: int,
-        expected_version: int,
-        actions: Sequence[str],
-        snapshot: str,
-        *,
-        deadline: float | None,
-        sheet_rows: Iterable[tuple[int, str]] = (),
-        outcome: Outcome | None = None,
-        human: bool = False,
-    ) -> int:
-        """Moves that follow each other, in ONE transaction: as ``append_action`` for each
-        of ``actions`` in turn (seqs ``expected_version + 1`` on), with the snapshot, the
-        deadline, the sheet rows and the outcome of the last.  Returns the new version
-        (``expected_version + len(actions)``); all of it is written or nothing."""
-        if not actions:
-            raise ValueError("append_actions: no actions")
-        for action in actions:
-            check_json("action", action)
-        check_json("snapshot", snapshot)
-        check_time("deadline", deadline)
-        rows = [
-            (check_int64("deal_no", deal_no), check_json("sheet data", data))
-            for deal_no, data in sheet_rows
-        ]
-        if outcome is not None:
-            check_outcome(outcome)
-        check_int64("expected_version", expected_version)
+    async def append(self, moves: Moves) -> int:
+        """Store ``moves`` (checked by the facade, ``storage.facade.Backend.append_actions``)
+        with the moves queued meanwhile: one COMMIT for all (``_flush``)."""
         self._db.check_open()
         loop = asyncio.get_running_loop()
-        move = _Move(
-            (game_id, expected_version, tuple(actions), snapshot, deadline, rows, outcome, human),
-            loop.create_future(),
-        )
+        move = _Move(moves, loop.create_future())
         self._moves.append(move)
         if self._flusher is None or self._flusher.done():
             self._flusher = loop.create_task(self._flush(), name="storage-moves")
@@ -206,7 +147,7 @@ def _append_batch(conn: sqlite3.Connection, batch: list[_Move]) -> list[int | Ba
     if len(batch) == 1:
         (move,) = batch
         return [in_transaction(
-            conn, lambda: move.abandoned, lambda c: _append(c, move.now, *move.args)
+            conn, lambda: move.abandoned, lambda c: _append(c, move.now, move.moves)
         )]
     results: list[int | BaseException] = []
 
@@ -217,7 +158,7 @@ def _append_batch(conn: sqlite3.Connection, batch: list[_Move]) -> list[int | Ba
                 continue
             c.execute("SAVEPOINT move")
             try:
-                results.append(_append(c, move.now, *move.args))
+                results.append(_append(c, move.now, move.moves))
             except Exception as e:
                 if not c.in_transaction:  # SQLite ended the whole transaction (disk, ...)
                     raise
@@ -252,25 +193,16 @@ _RESULT_SQL: Final = (
 )
 
 
-def _append(
-    conn: sqlite3.Connection,
-    now: float,
-    game_id: int,
-    expected: int,
-    actions: tuple[str, ...],
-    snapshot: str,
-    deadline: float | None,
-    rows: list[tuple[int, str]],
-    outcome: Outcome | None,
-    human: bool,
-) -> int:
+def _append(conn: sqlite3.Connection, now: float, moves: Moves) -> int:
     """``append_actions``'s statements: each action and its version-checked game update
     (one version each), then the sheet rows and the result.  The action goes first because
     the log's trigger wants its seq to be the stored version + 1 (it refuses a stale
     version already); the update's ``version = ? AND status = 'playing'`` decides the
     rest.  Only a refused move reads the game, to raise the right conflict."""
-    last = expected + len(actions)
-    for version, action in enumerate(actions, expected + 1):
+    game_id, actions, outcome, human = moves.game_id, moves.actions, moves.outcome, moves.human
+    snapshot, deadline, rows = moves.snapshot, moves.deadline, moves.sheet_rows
+    last = moves.expected_version + len(actions)
+    for version, action in enumerate(actions, moves.expected_version + 1):
         try:
             conn.execute(_APPEND_SQL, (game_id, version, action, now))
         except sqlite3.IntegrityError:

@@ -103,10 +103,10 @@ async def test_healthz_and_metrics(server: FakeTelegramServer, db: Path) -> None
             raise OSError("disk I/O error")
 
         real = storage.get_chat
-        storage.get_chat = broken  # type: ignore[method-assign]
+        storage.get_chat = broken
         async with http.get(f"{base}/healthz") as r:
             assert r.status == 503 and "database" in await r.text()
-        storage.get_chat = real  # type: ignore[method-assign]
+        storage.get_chat = real
         async with http.get(f"{base}/healthz") as r:
             assert r.status == 200
         # python -m bot health (the Docker HEALTHCHECK) asks the same endpoint
