@@ -61,7 +61,7 @@ async def test_solo_game_to_its_end(server: FakeTelegramServer, db: Path) -> Non
         before = server.chat(anna).last_bot_message()
         await server.send_text(anna, anna, "/score")
         sheet = await server.wait_bot_message(anna, after=before)
-        assert "Запись последней партии" in txt(sheet) and "#" in txt(sheet)
+        assert "Запись последней партии" in txt(sheet) and "Кон Сдаёт" in txt(sheet)
         assert time.monotonic() - started < 60
     server.assert_clean()
 

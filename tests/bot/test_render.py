@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import html
 import random
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -461,15 +463,69 @@ def test_the_score_sheet_is_aligned_ascii_with_a_legend_and_unique_labels() -> N
         pre = text[text.index("<pre>") + 5 : text.index("</pre>")]
         lines = [x for x in pre.split("\n") if not x.startswith("…")]
         # one cell a character: ASCII and Cyrillic only, so every row is as wide as the head
-        assert all(ch.isascii() or "А" <= ch <= "я" or ch in "Ёё·" for x in lines for ch in x)
+        assert all(ch.isascii() or "А" <= ch <= "я" or ch in "Ёё·…" for x in lines for ch in x)
         assert len({len(x) for x in lines}) == 1, pre
         head = lines[0].split()
         assert head[-2:] == ["Компь1", "Компь2"]
         dealers = {x.split()[1] for x in lines[1:]}
-        assert dealers <= {"Ан", "К1", "К2"}
+        assert dealers <= {"Анна", "Компь1", "Компь2"}  # the names of the columns
         legend = text[text.index("</pre>"):]
         assert ("~ самосвал" in legend) if lang == "ru" else ("~ 555 dump" in legend)
-        assert "К1 — Компьютер 1" in legend
+        assert "Компь1 — Компьютер 1" in legend and "Анна —" not in legend
+
+
+def _sheet_rows(seed: int = 2, players: int = 3) -> list[dict[str, Any]]:
+    last = None
+    for st in states(players, "full", seed=seed, steps=3000):
+        last = st
+    assert last is not None
+    return [sheet_row(r) for r in last.history]
+
+
+def test_the_sheet_has_a_title_full_names_and_the_words_of_the_messages() -> None:
+    rows = _sheet_rows()[:25]
+    seats = (R.SeatLabel("Анна"), R.SeatLabel("Борис"), R.SeatLabel("Вера"))
+    for lang, title, head in (("ru", "📋 Запись партии", ["Кон", "Сдаёт", "Игра"]),
+                              ("uk", "📋 Запис партії", ["Кін", "Здає", "Гра"]),
+                              ("en", "📋 Score sheet", ["Deal", "Dealer", "Game"])):
+        text = R.render_score(lang, rows, seats)
+        assert text.split("\n")[0] == title  # during a game too (no title given)
+        pre = text[text.index("<pre>") + 5 : text.index("</pre>")].split("\n")
+        assert pre[0].split()[:3] == head
+        for line in pre[1:]:
+            cells = line.split()
+            assert cells[1] in ("Анна", "Борис", "Вера")  # the dealer by name
+            if not any(w in line for w in ("пересдача", "перездача", "redeal")):
+                assert cells[2] in ("Анна", "Борис", "Вера"), line  # the declarer by name
+    assert R.render_score("ru", [], seats) == "Сыгранных конов пока нет."  # one line
+    final = R.render_score("ru", rows, seats, title="🏁 Итог")
+    assert final.startswith("🏁 Итог\n<pre>")
+
+
+def test_the_sheet_numbers_stand_in_columns_whatever_the_marks() -> None:
+    """A total ends in the same place in every row of its column, with or without marks
+    (``20|!`` beside ``-255``)."""
+    seats = (R.SeatLabel("Анна"), R.SeatLabel("Борис"), R.SeatLabel("Вера"))
+    rows = _sheet_rows(seed=5)[:30]
+    row = dict(rows[-1], n=len(rows) + 1, totals=[20, -255, 5],
+               marks=[["bolt", "penalty"], ["bolt", "penalty", "barrel_on"], []])
+    rows.append(row)
+    assert any(any(m for m in r["marks"]) for r in rows[:-1])
+    for lang in ("ru", "en"):
+        text = R.render_score(lang, rows, seats)
+        pre = text[text.index("<pre>") + 5 : text.index("</pre>")].split("\n")
+        lines = [html.unescape(x) for x in pre]
+        ends: dict[int, set[int]] = {}
+        for line, r in zip(lines[1:], rows, strict=True):
+            pos = len(line)
+            for i in reversed(range(3)):  # from the right: each cell's total
+                number = str(r["totals"][i])
+                k = line.rfind(number, 0, pos)
+                assert k >= 0, (line, number)
+                ends.setdefault(i, set()).add(k + len(number))
+                pos = k
+        assert all(len(v) == 1 for v in ends.values()), (ends, "\n".join(lines))
+        assert "20|!" in lines[-1] and "-255|!^" in lines[-1]
 
 
 # --------------------------------------------------------------------------- refusals
