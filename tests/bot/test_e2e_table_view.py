@@ -12,9 +12,18 @@ from bot.engine import cards as C
 from bot.engine.game import forced_action
 from bot.engine.state import BID, CONTRACT, DECLARE, PLAY, Action, GameState, Phase
 from bot.engine.views import TableView, public_view, view
-from bot.tg.rooms.session import Session
+from bot.tg.io.app import ThousandApplication
+from bot.tg.rooms.service import Session
 from bot.tg.view.callbacks import PAGE, decode
-from tests.bot.helpers import open_table, running, session, smart, start_private, txt
+from tests.bot.helpers import (
+    open_table,
+    running,
+    service,
+    session,
+    smart,
+    start_private,
+    txt,
+)
 from tests.fakeapi import FakeMessage, FakeTelegramServer, FakeUser
 
 GROUP = -470100
@@ -64,9 +73,10 @@ def _points(v: TableView) -> list[int]:
 class Walk:
     """People at a group table, pressing their buttons and reading every page."""
 
-    def __init__(self, server: FakeTelegramServer, s: Session, gid: int,
-                 people: dict[int, FakeUser]) -> None:
-        self.server, self.s, self.gid, self.people = server, s, gid, people
+    def __init__(self, server: FakeTelegramServer, app: ThousandApplication, s: Session,
+                 gid: int, people: dict[int, FakeUser]) -> None:
+        self.server, self.app, self.s, self.gid, self.people = server, app, s, gid, people
+        self.pages_opened = 0
         self.rng = random.Random(3)
         self.walked = {BID: 0, CONTRACT: 0}  # turns whose keyboards were walked
         self.paged_values = {BID: 0, CONTRACT: 0}  # ... with a "more" page
@@ -81,9 +91,17 @@ class Walk:
         assert answer is not None and answer.text is None, answer
 
     async def open_page(self, user: FakeUser, msg: FakeMessage, data: str) -> None:
-        count = msg.edit_count
+        """A page press: only the presser's hand message changes, the game does not."""
+        count, before, st = msg.edit_count, len(self.server.requests), self.s.state
         await self.press(user, msg, data)
         await self.server.wait_for(lambda: msg.edit_count > count, what="the page's edit")
+        await service(self.app).outbox.idle(5.0)
+        assert self.s.state is st
+        sent = [(r.method, r.chat_id, r.params.get("message_id"))
+                for r in self.server.requests[before:]
+                if r.method.startswith(("send", "edit", "delete"))]
+        assert sent and all(x[1:] == (user.id, msg.message_id) for x in sent), sent
+        self.pages_opened += 1
 
     async def turn(self, st: GameState) -> None:
         seat = st.to_act
@@ -195,7 +213,7 @@ async def test_bids_marriages_and_running_points_at_a_group_table(
         s = session(app, gid)
         assert s is not None and s.state is not None
         seats = {i: next(p for p in people if p.id == s.seats[i].user_id) for i in range(3)}
-        walk = Walk(server, s, gid, seats)
+        walk = Walk(server, app, s, gid, seats)
         tricks_seen = 0
         for _ in range(2000):
             st = s.state
@@ -223,7 +241,7 @@ async def test_bids_marriages_and_running_points_at_a_group_table(
         assert all(walk.paged_values.values()), walk.paged_values
         assert all(walk.from_more.values()), walk.from_more
         assert walk.marriage_turns >= 2 and walk.plain_leads == 1 and walk.declared >= 1
-        assert walk.tricks_checked >= 16
+        assert walk.tricks_checked >= 16 and walk.pages_opened >= 6
         await server.send_text(people[0], GROUP, "/stop")
         await server.wait_for(lambda: s.status != "playing")
     server.assert_clean()
