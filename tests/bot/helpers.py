@@ -17,7 +17,7 @@ from bot.engine.state import Action, GameState, Phase
 from bot.engine.views import TableView, view
 from bot.tg.io.app import ThousandApplication, build_application
 from bot.tg.rooms.service import GameService, Session
-from bot.tg.view.callbacks import ACT, decode
+from bot.tg.view.callbacks import ACT, PAGE, decode
 from tests.fakeapi import FakeMessage, FakeTelegramServer, FakeUser, polling
 from tests.fakeapi.server import Button
 
@@ -122,6 +122,19 @@ def action_button(server: FakeTelegramServer, user: FakeUser, game_id: int, vers
     return None
 
 
+def page_button(server: FakeTelegramServer, user: FakeUser, game_id: int, version: int
+                ) -> tuple[FakeMessage, Button] | None:
+    """A button of the user's private messages for this game at this version that opens
+    another page of its buttons (the other bids, the plain leads)."""
+    prefix = f"g{game_id}:{version}:{PAGE}:"
+    for msg in reversed(server.chat(user).bot_messages()):
+        for b in msg.all_buttons:
+            if b.callback_data is not None and b.callback_data.startswith(prefix) \
+                    and b.callback_data != prefix:
+                return msg, b
+    return None
+
+
 async def buttons_at(server: FakeTelegramServer, user: FakeUser, game_id: int,
                      version: int) -> FakeMessage:
     """The user's message offering this game's actions at ``version`` (waiting for it)."""
@@ -164,10 +177,26 @@ async def play(server: FakeTelegramServer, app: ThousandApplication, game_id: in
                   action: Action = action) -> tuple[FakeMessage, Button] | None:
             return action_button(server, user, game_id, version, action)
 
-        found = await server.wait_for(lambda: ready() or moved(), timeout,
+        def paged(user: FakeUser = user, version: int = st.version
+                  ) -> tuple[FakeMessage, Button] | None:
+            return page_button(server, user, game_id, version)
+
+        # the button is on the first page, or one page press away (the other bids, the
+        # plain lead of a marriage's card): that page is opened first
+        found = await server.wait_for(lambda: ready() or paged() or moved(), timeout,
                                       what=f"{user.first_name}'s button for {action}")
         if not isinstance(found, tuple):
             continue
+        pressed = decode(found[1].callback_data)
+        if pressed is not None and pressed.verb == PAGE:
+            msg, button = found
+            assert button.callback_data is not None
+            answer = await server.press(user, user.chat, msg.message_id, button.callback_data)
+            assert answer is not None and answer.text is None, "the page press was refused"
+            found = await server.wait_for(lambda: ready() or moved(), timeout,
+                                          what=f"{user.first_name}'s paged button for {action}")
+            if not isinstance(found, tuple):
+                continue
         msg, button = found
         assert button.callback_data is not None
         answer = await server.press(user, user.chat, msg.message_id, button.callback_data)

@@ -33,6 +33,7 @@ def test_every_action_of_real_games_round_trips_within_64_bytes() -> None:
     "g1:01:a:ps", "g1:1:a:p24", "g1:1:a:p05", "g1:1:a:b", "g1:1:zz:", "g1:1:A:ps",
     "g1:1:a:ps:", "g1:1:a:ps ", " g1:1:a:ps", "g1:-1:a:ps", "g1:1:n:5", "g1:1:r:1",
     "g1:1:m:s", "g1:1:j:x", "x" * 65, "g1:1:a:pś", "g" + "9" * 19 + ":1:a:ps",
+    "g1:1:pg:x", "g1:1:pg:mm", "g1:1:pg:ml", "g1:1:pg:M", "g1:1:pg:1", "g1:1:pg: ",
 ])
 def test_forged_or_garbled_data_is_refused(data: str | None) -> None:
     assert cb.decode(data) is None
@@ -45,3 +46,12 @@ def test_lobby_and_table_codes() -> None:
         c = cb.decode(cb.encode(7, 3, verb, arg))
         assert c == cb.Callback(7, 3, verb, arg)
         assert c.action() is None
+
+
+def test_a_page_of_the_hand_buttons_is_a_code_of_its_own() -> None:
+    """The "more" bids and the plain leads: three pages, read strictly, no game action."""
+    for page in ("", "m", "l"):
+        data = cb.encode(999_999_999_999, 99_999_999, cb.PAGE, page)
+        assert len(data.encode()) <= cb.MAX_BYTES
+        c = cb.decode(data)
+        assert c is not None and (c.verb, c.arg) == (cb.PAGE, page) and c.action() is None

@@ -20,7 +20,7 @@ from tests.bot.helpers import (
     start_private,
     txt,
 )
-from tests.fakeapi import FakeTelegramServer
+from tests.fakeapi import FakeMessage, FakeTelegramServer, FakeUser
 
 
 async def test_solo_game_to_its_end(server: FakeTelegramServer, db: Path) -> None:
@@ -61,7 +61,7 @@ async def test_solo_game_to_its_end(server: FakeTelegramServer, db: Path) -> Non
         before = server.chat(anna).last_bot_message()
         await server.send_text(anna, anna, "/score")
         sheet = await server.wait_bot_message(anna, after=before)
-        assert "Запись последней партии" in txt(sheet) and "#" in txt(sheet)
+        assert "Запись последней партии" in txt(sheet) and "Кон Сдаёт" in txt(sheet)
         assert time.monotonic() - started < 60
     server.assert_clean()
 
@@ -73,7 +73,7 @@ async def test_solo_buttons_are_only_legal_actions(server: FakeTelegramServer, d
         await server.send_text(boris, boris, "/newgame 2")
         gid = await server.wait_for(lambda: service(app).by_chat.get(boris.id))
         s = service(app).sessions[gid]
-        checked = 0
+        checked = paged = 0
         while checked < 15:
             st = s.state
             assert st is not None
@@ -85,19 +85,49 @@ async def test_solo_buttons_are_only_legal_actions(server: FakeTelegramServer, d
             assert "Deal" in txt(msg) and "Your" in txt(msg)
             legal = set(view(st, 0).legal)
             shown = set()
+            pages = []
             for b in msg.all_buttons:
                 c = decode(b.callback_data)
                 assert c is not None and c.version == st.version
                 if c.verb == "q":  # 💡: a hint, not an action (issue 11)
                     continue
+                if c.verb == "pg":  # another page of the buttons (the other bids, …)
+                    pages.append(b.callback_data)
+                    continue
                 action = c.action()
                 assert action is not None and action in legal
                 shown.add(action)
             assert shown and shown <= legal
+            for data in pages:  # each page holds legal actions only, and a way back
+                assert data is not None
+                await _open_page(server, boris, msg, data)
+                back = [b for b in msg.all_buttons if b.callback_data is not None
+                        and b.callback_data.endswith(":pg:")]
+                assert len(back) == 1
+                for b in msg.all_buttons:
+                    c = decode(b.callback_data)
+                    assert c is not None and c.version == st.version
+                    if c.verb not in ("pg", "q"):
+                        action = c.action()
+                        assert action is not None and action in legal
+                        shown.add(action)
+                await _open_page(server, boris, msg, back[0].callback_data or "")
+                paged += 1
+            assert shown == legal  # every legal action, one press away or two
             checked += 1
             await play(server, app, gid, {0: boris}, policy=first_button, max_moves=1)
+        assert paged  # a page of other bids or contracts was walked
         await idle(app)
     server.assert_clean()
+
+
+async def _open_page(server: FakeTelegramServer, user: FakeUser, msg: FakeMessage,
+                     data: str) -> None:
+    """Press a page button of ``msg`` and wait for its keyboard to change."""
+    count = msg.edit_count
+    answer = await server.press(user, user, msg.message_id, data)
+    assert answer is not None and answer.text is None
+    await server.wait_for(lambda: msg.edit_count > count, what="the page")
 
 
 async def test_sends_and_edits_through_do_api_request_warn_nothing(

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import html
 import random
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from bot.ai.explain import Analysis
+from bot.engine import cards as C
 from bot.engine.game import apply, legal_actions, new_game
 from bot.engine.rule_texts import RULE_ALIASES
 from bot.engine.rules import RULE_IDS, RULE_SPECS, RulesError, make_rules
@@ -87,38 +90,62 @@ def test_no_message_shows_a_card_its_reader_may_not_know(players: int, preset: s
                 assert not any(s in table for s in card_strings(c)), (c, table)
 
 
+def reachable(lang: str, v: TableView, info: R.TableInfo
+              ) -> tuple[dict[Action, int], list[R.Rendered]]:
+    """Every action on the hand's buttons with the presses it takes (1: on the first page,
+    2: on a page a first-page button opens), and the pages seen."""
+    first = R.render_hand(lang, v, info)
+    found: dict[Action, int] = {}
+    pages = [first]
+    todo = []
+    for row in first.keyboard:
+        for b in row:
+            c = cb.decode(b.data)
+            assert c is not None
+            if c.verb == cb.PAGE:
+                todo.append(c.arg)
+    for page in todo:
+        pages.append(R.render_hand(lang, v, info, page))
+    for depth, r in enumerate(pages):
+        for row in r.keyboard:
+            for b in row:
+                c = cb.decode(b.data)
+                assert c is not None
+                action = c.action()
+                if action is not None and action not in found:
+                    found[action] = 1 if depth == 0 else 2
+    return found, pages
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_buttons_are_exactly_the_legal_actions(players: int) -> None:
     info = R.TableInfo(5, SEATS[:players], (Event("timeout", 0), Event("unblind", 1, 125)))
     for st in states(players, "full", seed=10 + players):
         for seat in range(players):
             v = view(st, seat)
-            r = R.render_hand("en", v, info)
-            assert len(r.text) <= R.MAX_TEXT
-            shown = []
-            for row in r.keyboard:
-                assert len(row) <= 8
-                for b in row:
-                    assert b.data is not None and len(b.data.encode()) <= cb.MAX_BYTES
-                    c = cb.decode(b.data)
-                    assert c is not None and c.version == st.version and c.game_id == 5
-                    action = c.action()
-                    assert action is not None
-                    shown.append(action)
-            legal = list(v.legal)
-            assert len(shown) == len(set(shown))
+            found, pages = reachable("en", v, info)
+            for r in pages:
+                assert len(r.text) <= R.MAX_TEXT
+                shown = []
+                for row in r.keyboard:
+                    assert len(row) <= 8
+                    for b in row:
+                        assert b.data is not None and len(b.data.encode()) <= cb.MAX_BYTES
+                        c = cb.decode(b.data)
+                        assert c is not None and c.version == st.version and c.game_id == 5
+                        action = c.action()
+                        if action is None:  # a page of the seat's own buttons, or 💡
+                            assert c.verb in (cb.PAGE, cb.HINT) and seat == st.to_act
+                            continue
+                        shown.append(action)
+                assert len(shown) == len(set(shown))
+                assert sum(len(row) for row in r.keyboard) <= 100
             if seat != st.to_act:
                 # nothing but a late redeal request (four nines after the pass) out of turn
-                assert set(shown) == set(v.offers) and "to move" in r.text
+                assert set(found) == set(v.offers) and "to move" in pages[0].text
                 continue
-            assert set(shown) <= set(legal)
-            sampled = {BID, CONTRACT}
-            assert {a for a in legal if a.kind not in sampled} <= set(shown)
-            for kind in sampled:
-                values = [a for a in legal if a.kind == kind]
-                if values:  # the lowest and the highest are always offered
-                    assert values[0] in shown and values[-1] in shown
-            assert sum(len(row) for row in r.keyboard) <= 100
+            # every legal action, and nothing else, one press away or two
+            assert set(found) == set(v.legal)
 
 
 def test_the_table_message_and_its_two_buttons() -> None:
@@ -265,6 +292,155 @@ def test_the_trick_counts_keep_the_seat_order_in_every_deal() -> None:
     assert len(seen_deals) >= 4  # every dealer's deal, the active seats rotating
 
 
+def _keyboard_values(r: R.Rendered) -> list[int]:
+    vals = []
+    for row in r.keyboard:
+        for b in row:
+            c = cb.decode(b.data)
+            assert c is not None
+            a = c.action()
+            if a is not None and a.kind in (BID, CONTRACT):
+                vals.append(a.value)
+    return vals
+
+
+@pytest.mark.parametrize("kind", [BID, CONTRACT])
+def test_every_bid_and_contract_to_the_cap_is_at_most_two_presses_away(kind: str) -> None:
+    st = next(s for s in states(3, "classic", seed=3) if s.phase == Phase.BIDDING)
+    v = view(st, st.to_act)
+    phase = Phase.BIDDING if kind == BID else Phase.CONTRACT
+    info = R.TableInfo(7, SEATS[:3])
+    for step in (5, 10):
+        for lo in range(100, 305, 5):
+            for cap in (lo, lo + 5, lo + 40, lo + 60, 300):
+                values = list(range(lo, min(cap, 300) + 1, step))
+                legal = [Action(BID, value=x) if kind == BID else Action(CONTRACT, value=x)
+                         for x in values]
+                extra = [Action("pass")] if kind == BID else [Action("concede")]
+                w = replace(v, phase=phase, legal=tuple(extra + legal), bid=lo - step,
+                            declarer=v.seat if kind == CONTRACT else -1)
+                found, pages = reachable("ru", w, info)
+                assert set(found) == set(w.legal), (lo, cap, step)
+                first = _keyboard_values(pages[0])
+                assert first == sorted(first) and first[:3] == values[:3]  # the next ones
+                # every round value on the first page, in the order players think of them
+                assert [x for x in values if x % 10 == 0] == [x for x in first if x % 10 == 0]
+                for page in pages[1:]:
+                    more = _keyboard_values(page)
+                    assert more == sorted(more) and not set(more) & set(first)
+                    assert more, "a page with no bids"
+                    back = [b for row in page.keyboard for b in row if b.text == "⬅️ Назад"]
+                    assert len(back) == 1 and cb.decode(back[0].data).arg == ""  # type: ignore[union-attr]
+                    assert sum(len(row) for row in page.keyboard) <= 100
+                assert sum(len(row) for row in pages[0].keyboard) <= 27
+    # the issue's keyboard: 120 … 220 in bidding, with every round bid one press away
+    w = replace(v, legal=(Action("pass"), *(Action(BID, value=x) for x in range(120, 225, 5))))
+    page1 = R.render_hand("ru", w, info)
+    labels = [b.text for row in page1.keyboard for b in row]
+    assert labels[:4] == ["Пас", "120", "125", "130"]
+    assert {"170", "180", "190", "200"} <= set(labels) and "Ещё: 135 … 215" in labels
+    page2 = R.render_hand("ru", w, info, "m")
+    assert [b.text for row in page2.keyboard for b in row] == \
+        ["135", "145", "155", "165", "175", "185", "195", "205", "215", "⬅️ Назад"]
+    assert page2.text.split("\n")[-1] == page1.text.split("\n")[-1]  # the same question
+
+
+def test_a_marriage_is_the_button_and_the_plain_lead_a_deliberate_second_step() -> None:
+    seen = 0
+    info = R.TableInfo(7, SEATS[:3])
+    for seed in range(1, 40):
+        for st in states(3, "classic", seed=seed, steps=3000):
+            if st.phase != Phase.PLAY or st.to_act < 0:
+                continue
+            v = view(st, st.to_act)
+            declares = {a.card for a in v.legal if a.kind == "declare"}
+            if not declares:
+                continue
+            seen += 1
+            for lang in ("ru", "uk", "en"):
+                found, pages = reachable(lang, v, info)
+                assert set(found) == set(v.legal)
+                first = pages[0]
+                labels = [b.text for row in first.keyboard for b in row]
+                for c in declares:  # the card is shown declaring, not plain beside it
+                    assert any(x.startswith(R.card_button(c) + " 💍") for x in labels)
+                    assert R.card_button(c) not in labels
+                    assert found[Action("declare", card=c)] == 1
+                    assert found[Action("play", card=c)] == 2
+                plain = R.render_hand(lang, v, info, "l")
+                shown = [b.text for row in plain.keyboard for b in row]
+                assert "💍" not in " ".join(shown)
+                assert sorted(shown[:-1]) == sorted(R.card_button(c) for c in declares)
+            labels = [b.text for row in R.render_hand("ru", v, info).keyboard for b in row]
+            assert "Без марьяжа…" in labels
+            assert "без марьяжа" in R.render_hand("ru", v, info, "l").text
+        if seen >= 30:
+            break
+    assert seen >= 30
+
+
+def _points_from_tricks(v: TableView) -> list[int]:
+    """A seat's points counted from what everybody saw: the cards of the tricks it won and
+    the marriages it declared."""
+    pts = [0] * v.n
+    for tr in v.tricks:
+        pts[tr.winner] += sum(C.POINTS[c] for _, c in tr.cards)
+    for m in v.declared:
+        pts[m.seat] += m.value
+    return pts
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_running_points_are_on_the_table_and_in_every_hand(players: int) -> None:
+    info = R.TableInfo(7, SEATS[:players])
+    seen = 0
+    for st in states(players, "classic", seed=30 + players, steps=3000):
+        pv = public_view(st)
+        if st.phase != Phase.PLAY or not pv.tricks:
+            assert "набрано" not in R.render_table("ru", pv, info).text
+            continue
+        seen += 1
+        pts = _points_from_tricks(pv)
+        decl = pv.declarer
+        table = R.render_table("ru", pv, info).text
+        line = next(x for x in table.split("\n") if x.startswith("Очки:"))
+        assert line.startswith(f"Очки: {R.seat_name(SEATS, decl)} — набрано {pts[decl]} из "
+                               f"{pv.contract}"), line
+        for s in pv.active:
+            if s != decl:  # a defender's points, unless the barrel says they do not count
+                assert (f"{R.seat_name(SEATS, s)} {pts[s]}" in line) == (pv.barrel[s] < 0)
+        for seat in pv.active:
+            hand = R.render_hand("ru", view(st, seat), info).text
+            mine = next(x for x in hand.split("\n") if x.startswith("Очки:"))
+            name = "вы" if seat == decl else R.seat_name(SEATS, decl)
+            assert mine.startswith(f"Очки: {name} — набрано {pts[decl]} из {pv.contract}")
+        en = R.render_table("en", pv, info).text
+        assert f"{pts[decl]} of {pv.contract}" in en
+    assert seen > 20
+
+
+def test_the_running_points_leave_out_a_defender_on_the_barrel() -> None:
+    st = _game_with(3, lambda s: s.phase == Phase.PLAY and s.deal is not None and s.deal.tricks
+                    and any(b >= 0 for i, b in enumerate(s.barrel) if i != s.deal.declarer))
+    pv = public_view(st)
+    line = next(x for x in R.render_table("ru", pv, R.TableInfo(7, SEATS[:3])).text.split("\n")
+                if x.startswith("Очки:"))
+    for s in pv.active:
+        if s != pv.declarer:
+            assert (R.seat_name(SEATS, s) in line) == (pv.barrel[s] < 0), line
+
+
+def test_stock_play_counts_every_seat() -> None:
+    rng = random.Random(4)
+    st = new_game(make_rules("classic", players=2, two_player_mode="stock"), 4)
+    while not (st.phase == Phase.PLAY and st.deal is not None and len(st.deal.tricks) >= 3):
+        st = apply(st, rng.choice(legal_actions(st)))
+    pv = public_view(st)
+    pts = _points_from_tricks(pv)
+    text = R.render_table("ru", pv, R.TableInfo(7, SEATS[:2])).text
+    assert f"Очки: Анна {pts[0]} · Борис &lt;b&gt; {pts[1]}" in text
+
+
 def _dump_row() -> dict[str, object]:
     """Anna at −375 fails 180 (−555) and the dump brings her to 0: a net +375."""
     return {"n": 10, "dealer": 1, "kind": "normal", "declarer": 0, "bid": 180,
@@ -300,15 +476,69 @@ def test_the_score_sheet_is_aligned_ascii_with_a_legend_and_unique_labels() -> N
         pre = text[text.index("<pre>") + 5 : text.index("</pre>")]
         lines = [x for x in pre.split("\n") if not x.startswith("…")]
         # one cell a character: ASCII and Cyrillic only, so every row is as wide as the head
-        assert all(ch.isascii() or "А" <= ch <= "я" or ch in "Ёё·" for x in lines for ch in x)
+        assert all(ch.isascii() or "А" <= ch <= "я" or ch in "Ёё·…" for x in lines for ch in x)
         assert len({len(x) for x in lines}) == 1, pre
         head = lines[0].split()
         assert head[-2:] == ["Компь1", "Компь2"]
         dealers = {x.split()[1] for x in lines[1:]}
-        assert dealers <= {"Ан", "К1", "К2"}
+        assert dealers <= {"Анна", "Компь1", "Компь2"}  # the names of the columns
         legend = text[text.index("</pre>"):]
         assert ("~ самосвал" in legend) if lang == "ru" else ("~ 555 dump" in legend)
-        assert "К1 — Компьютер 1" in legend
+        assert "Компь1 — Компьютер 1" in legend and "Анна —" not in legend
+
+
+def _sheet_rows(seed: int = 2, players: int = 3) -> list[dict[str, Any]]:
+    last = None
+    for st in states(players, "full", seed=seed, steps=3000):
+        last = st
+    assert last is not None
+    return [sheet_row(r) for r in last.history]
+
+
+def test_the_sheet_has_a_title_full_names_and_the_words_of_the_messages() -> None:
+    rows = _sheet_rows()[:25]
+    seats = (R.SeatLabel("Анна"), R.SeatLabel("Борис"), R.SeatLabel("Вера"))
+    for lang, title, head in (("ru", "📋 Запись партии", ["Кон", "Сдаёт", "Игра"]),
+                              ("uk", "📋 Запис партії", ["Кін", "Здає", "Гра"]),
+                              ("en", "📋 Score sheet", ["Deal", "Dealer", "Game"])):
+        text = R.render_score(lang, rows, seats)
+        assert text.split("\n")[0] == title  # during a game too (no title given)
+        pre = text[text.index("<pre>") + 5 : text.index("</pre>")].split("\n")
+        assert pre[0].split()[:3] == head
+        for line in pre[1:]:
+            cells = line.split()
+            assert cells[1] in ("Анна", "Борис", "Вера")  # the dealer by name
+            if not any(w in line for w in ("пересдача", "перездача", "redeal")):
+                assert cells[2] in ("Анна", "Борис", "Вера"), line  # the declarer by name
+    assert R.render_score("ru", [], seats) == "Сыгранных конов пока нет."  # one line
+    final = R.render_score("ru", rows, seats, title="🏁 Итог")
+    assert final.startswith("🏁 Итог\n<pre>")
+
+
+def test_the_sheet_numbers_stand_in_columns_whatever_the_marks() -> None:
+    """A total ends in the same place in every row of its column, with or without marks
+    (``20|!`` beside ``-255``)."""
+    seats = (R.SeatLabel("Анна"), R.SeatLabel("Борис"), R.SeatLabel("Вера"))
+    rows = _sheet_rows(seed=5)[:30]
+    row = dict(rows[-1], n=len(rows) + 1, totals=[20, -255, 5],
+               marks=[["bolt", "penalty"], ["bolt", "penalty", "barrel_on"], []])
+    rows.append(row)
+    assert any(any(m for m in r["marks"]) for r in rows[:-1])
+    for lang in ("ru", "en"):
+        text = R.render_score(lang, rows, seats)
+        pre = text[text.index("<pre>") + 5 : text.index("</pre>")].split("\n")
+        lines = [html.unescape(x) for x in pre]
+        ends: dict[int, set[int]] = {}
+        for line, r in zip(lines[1:], rows, strict=True):
+            pos = len(line)
+            for i in reversed(range(3)):  # from the right: each cell's total
+                number = str(r["totals"][i])
+                k = line.rfind(number, 0, pos)
+                assert k >= 0, (line, number)
+                ends.setdefault(i, set()).add(k + len(number))
+                pos = k
+        assert all(len(v) == 1 for v in ends.values()), (ends, "\n".join(lines))
+        assert "20|!" in lines[-1] and "-255|!^" in lines[-1]
 
 
 # --------------------------------------------------------------------------- refusals

@@ -105,6 +105,6 @@ class ButtonsRoom:
         in the presser's own private chat; lobby and table buttons in the game's chat."""
         if where.chat_id is None:
             return False
-        if c.verb in (cb.ACT, cb.HINT):
+        if c.verb in (cb.ACT, cb.HINT, cb.PAGE):
             return where.chat_id == user.id
         return where.chat_id == s.chat_id

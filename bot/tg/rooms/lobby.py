@@ -163,7 +163,7 @@ class LobbyRoom:
 
     async def lobby_press(self, s: Session, c: cb.Callback, user: UserRef) -> Answer:
         lang = s.lang
-        if s.status != "lobby" or c.verb in (cb.ACT, cb.HAND, cb.SCORE):
+        if s.status != "lobby" or c.verb in (cb.ACT, cb.HAND, cb.SCORE, cb.PAGE):
             return Answer(t(lang, "popup.stale"))
         verb = c.verb
         if verb == cb.JOIN:

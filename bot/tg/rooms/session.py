@@ -204,6 +204,8 @@ class Session:
     # pings of the turn now (seat -> (state version, pings sent)); also in ``ids["p"]``
     pings: dict[int, tuple[int, int]] = field(default_factory=dict)
     keepers_menu: str = ""  # the keepers' menu open on the table: "", "m", "s" (keepers.py)
+    # seat -> (state version, page of its hand's buttons: callbacks.PAGE), for that turn only
+    hand_pages: dict[int, tuple[int, str]] = field(default_factory=dict)
 
     @property
     def place(self) -> Place:

@@ -162,6 +162,8 @@ class TableRoom:
             return Answer(t(lang, "autopilot.off_popup") if back else t(lang, "popup.stale"))
         if s.seats[seat].auto:
             return Answer(t(lang, "popup.auto"))
+        if c.verb == cb.PAGE:  # another page of the seat's own buttons: no game state changes
+            return self._page_press(s, st, seat, c.arg, lang)
         action = c.action()
         mine = view(st, seat)
         if st.to_act != seat and (action is None or action not in mine.offers):
@@ -182,6 +184,18 @@ class TableRoom:
             log.warning("game %s: a move of seat %s was not stored: %s", s.game_id, seat, e)
             return Answer(t(lang, "guard.not_saved"), alert=True)
         s.touched = self.config.clock()
+        return Answer()
+
+    def _page_press(self, s: Session, st: GameState, seat: int, page: str,
+                    lang: str) -> Answer:
+        """Show another page of the seat's buttons (callbacks.PAGE): only its hand message is
+        edited, and the page is kept until the game moves on."""
+        if st.to_act != seat:
+            name = s.seats[st.to_act].name if st.to_act >= 0 else "—"
+            return Answer(t(lang, "popup.not_your_turn", name=name))
+        s.hand_pages[seat] = (st.version, page)
+        cur = deal_number(st)
+        self.put_hand(s, seat, cur, R.render_hand(lang, view(st, seat), self.info(s, cur), page))
         return Answer()
 
     async def _commit(self, s: Session, seat: int, action: Action, by: str) -> None:
@@ -372,7 +386,9 @@ class TableRoom:
             if who.kind != "human" or (who.auto and who.why in ("leave", "blocked")):
                 continue
             lang = self.people.lang_for_user(who.user_id) if not s.solo else s.lang
-            self.put_hand(s, seat, cur, R.render_hand(lang, view(st, seat), info))
+            page = s.hand_pages.get(seat)  # (a page of its buttons, while the turn lasts)
+            self.put_hand(s, seat, cur, R.render_hand(
+                lang, view(st, seat), info, page[1] if page and page[0] == st.version else ""))
 
     def _put_table(self, s: Session, deal: int, content: R.Rendered, final: bool = False) -> None:
         def sent(mid: int, digest: str, new: bool) -> None:

@@ -57,6 +57,9 @@ HINT: Final = "q"  # hand message: what the computer would play here, and why
 ANALYSE: Final = "z"  # a deal's summary: the open-card analysis (arg: the deal's number)
 PICTURES: Final = "pc"  # /score and the final sheet: the sheet and race pictures (any game)
 PACE: Final = "tp"  # lobby: the table's pace (arg: quick, normal or unhurried)
+# hand message: another page of the seat's own buttons ("" the first, "m" the other bids or
+# contracts, "l" the plain leads of a marriage's cards); it changes no game state
+PAGE: Final = "pg"
 
 # the keepers' controls (view/keepers.py; version: the seat revision, the lobby's revision)
 KMENU: Final = "km"  # table: the keepers' menu ("" closed, "m" open, "s" stop?); lobby: "k"
@@ -71,7 +74,7 @@ KEEPER_VERBS: Final = frozenset({KMENU, KAUTO, KBACK, KSTOP, SIT, SIT_OK, SIT_NO
 
 VERBS: Final = frozenset(
     {ACT, HAND, SCORE, JOIN, LEAVE, ADD_AI, DROP_AI, PLAYERS, PRESET, LEVEL, START, CANCEL, MENU,
-     SET, REMATCH, NEW_TABLE, FORCED, HINTS, HINT, ANALYSE, PICTURES, PACE}
+     SET, REMATCH, NEW_TABLE, FORCED, HINTS, HINT, ANALYSE, PICTURES, PACE, PAGE}
 ) | KEEPER_VERBS
 
 _RE: Final = re.compile(r"g([1-9]\d{0,17}):(0|[1-9]\d{0,8}):([a-z]{1,2}):([a-z0-9._]{0,24})")
@@ -98,6 +101,7 @@ _ARG_RE: Final = {
     ANALYSE: re.compile(r"[1-9]\d{0,3}"),
     PICTURES: re.compile(r""),
     PACE: re.compile(r"quick|normal|unhurried"),
+    PAGE: re.compile(r"|m|l"),
     KMENU: re.compile(r"|m|s|k"),
     KAUTO: re.compile(r"[0-3]"),
     KBACK: re.compile(r"[0-3]"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from bot.engine import cards as C
 from bot.engine.game import hand_redeal_reason
@@ -53,8 +53,12 @@ from bot.tg.view.table import (
 )
 
 
-def render_hand(lang: str, v: TableView, info: TableInfo) -> Rendered:
-    """A player's private message: the table in a few lines, the hand, and what to do now."""
+def render_hand(lang: str, v: TableView, info: TableInfo, page: str = "") -> Rendered:
+    """A player's private message: the table in a few lines, the hand, and what to do now.
+
+    ``page`` (callbacks.PAGE) shows the seat's other buttons: "m" the bids or contracts that
+    are not on the first page, "l" the plain leads of the cards that may declare a marriage
+    (a page that does not apply now shows the first)."""
     me = v.seat
     lines = table_lines(lang, v, info, me)
     if v.received >= 0:
@@ -70,7 +74,7 @@ def render_hand(lang: str, v: TableView, info: TableInfo) -> Rendered:
         lines.append(t(lang, "hand.cards", cards=hand_text(v.hand)))
     rows: list[tuple[Button, ...]] = []
     if v.legal:
-        prompt, rows = _actions(lang, v, info)
+        prompt, rows = _actions(lang, v, info, page)
         lines.append(f"<b>{prompt}</b>")
         if info.hints and len(v.legal) > 1:  # nothing to advise on a single move
             rows.append((Button(t(lang, "btn.hint"), cb.encode(info.game_id, v.version,
@@ -85,16 +89,30 @@ def render_hand(lang: str, v: TableView, info: TableInfo) -> Rendered:
     return Rendered(fit("\n".join(lines)), tuple(rows))
 
 
-def _pick_values(values: list[int], most: int = 20) -> list[int]:
-    """At most ``most`` of the values: the first ten, then evenly spaced, always the last."""
-    if len(values) <= most:
-        return values
-    head, rest = values[:10], values[10:]
-    step = -(-len(rest) // (most - 10))
-    picked = rest[step - 1 :: step]
-    if picked[-1] != rest[-1]:
-        picked[-1] = rest[-1]
-    return head + picked
+NEXT_VALUES: Final = 3  # the next bids (or contracts) always on the first page
+ONE_PAGE: Final = 12  # this many values or fewer: all on the first page
+
+
+def value_pages(values: Sequence[int]) -> tuple[list[int], list[int]]:
+    """The bids (or contracts) of the first page and of the "more" page: every value is one
+    press away or two.  The first page has the next few and the round ones (…, 170, 180,
+    190, 200, …), the other page the rest; a short list is all on the first page."""
+    vals = list(values)
+    if len(vals) <= ONE_PAGE:
+        return vals, []
+    first = vals[:NEXT_VALUES] + [x for x in vals[NEXT_VALUES:] if x % 10 == 0]
+    more = [x for x in vals if x not in first]
+    if len(more) <= 2:  # a page for one or two buttons is a press for nothing
+        return vals, []
+    return first, more
+
+
+def page_button(lang: str, g: int, ver: int, page: str, key: str, **kw: object) -> Button:
+    return Button(t(lang, key, **kw), cb.encode(g, ver, cb.PAGE, page))
+
+
+def _more_button(lang: str, g: int, ver: int, more: Sequence[int]) -> Button:
+    return page_button(lang, g, ver, "m", "btn.more_values", first=more[0], last=more[-1])
 
 
 def _card_rows(g: int, ver: int, acts: list[Action], label: Any = None) -> list[tuple[Button, ...]]:
@@ -113,8 +131,10 @@ def _talon_reason(r: Rules, talon: Sequence[int]) -> str:
     return "talon_three_jacks"
 
 
-def _actions(lang: str, v: TableView, info: TableInfo) -> tuple[str, list[tuple[Button, ...]]]:
-    """The prompt and the buttons of exactly the actions this seat may take now."""
+def _actions(lang: str, v: TableView, info: TableInfo,
+             page: str = "") -> tuple[str, list[tuple[Button, ...]]]:
+    """The prompt and the buttons of exactly the actions this seat may take now (those of
+    ``page`` when it applies: ``render_hand``)."""
     g, ver, seats = info.game_id, v.version, info.seats
     legal = list(v.legal)
     kinds = {a.kind for a in legal}
@@ -131,7 +151,7 @@ def _actions(lang: str, v: TableView, info: TableInfo) -> tuple[str, list[tuple[
         # the private request (§2.3): a button beside the seat's first decision, or with
         # four nines after the pass until its first card
         prompt, rows = _actions(lang, replace(v, legal=tuple(a for a in legal
-                                                              if a.kind != REDEAL)), info)
+                                                              if a.kind != REDEAL)), info, page)
         late = (v.rules.redeal_after_pass and v.phase in (Phase.CONTRACT, Phase.PLAY)
                 and C.count_rank(v.hand, C.NINE) == 4)
         reason = "four_nines_after_pass" if late else (
@@ -146,10 +166,21 @@ def _actions(lang: str, v: TableView, info: TableInfo) -> tuple[str, list[tuple[
             buttons += [btn(t(lang, "btn.unblind", bid=b), Action(BID, value=b)) for b in bids]
             rows.extend(button_rows(buttons, 2))
             return t(lang, "prompt.unblind", name=seat_name(seats, v.bidder), bid=v.bid), rows
-        buttons += [btn(str(b), Action(BID, value=b)) for b in _pick_values(bids)]
-        rows.extend(button_rows(buttons, 5))
         key = "prompt.bid" if bids else "prompt.bid_pass_only"
-        return t(lang, key, bid=v.bid, name=seat_name(seats, v.bidder)), rows
+        prompt = t(lang, key, bid=v.bid, name=seat_name(seats, v.bidder))
+        first, more = value_pages(bids)
+        if more and page == "m":
+            rows.extend(button_rows([btn(str(b), Action(BID, value=b)) for b in more], 5))
+            rows.append((page_button(lang, g, ver, "", "btn.back"),))
+            return prompt, rows
+        # the pass and the next bids on the first row, then the round ones
+        head = buttons + [btn(str(b), Action(BID, value=b)) for b in first[:NEXT_VALUES]]
+        rows.append(tuple(head))
+        rows.extend(button_rows([btn(str(b), Action(BID, value=b))
+                                 for b in first[NEXT_VALUES:]], 5))
+        if more:
+            rows.append((_more_button(lang, g, ver, more),))
+        return prompt, rows
     if v.phase == Phase.TALON:
         if v.n != 2:  # one talon, taken by hand
             rows.append((btn(t(lang, "btn.take_talon"), Action(TALON, value=1)),))
@@ -168,26 +199,46 @@ def _actions(lang: str, v: TableView, info: TableInfo) -> tuple[str, list[tuple[
         return t(lang, "prompt.give", name=seat_name(seats, _give_target(v))), rows
     if v.phase == Phase.CONTRACT:
         values = [a.value for a in legal if a.kind == CONTRACT]
-        buttons = [btn(t(lang, "btn.contract_first", bid=values[0]),
-                       Action(CONTRACT, value=values[0]))] if values else []
-        buttons += [btn(str(x), Action(CONTRACT, value=x)) for x in _pick_values(values[1:])]
-        rows.extend(button_rows(buttons, 5))
+        prompt = t(lang, "prompt.contract", bid=v.bid)
+        first, more = value_pages(values)
+        if more and page == "m":
+            rows.extend(button_rows([btn(str(x), Action(CONTRACT, value=x)) for x in more], 5))
+            rows.append((page_button(lang, g, ver, "", "btn.back"),))
+            return prompt, rows
+        buttons = [btn(t(lang, "btn.contract_first", bid=first[0]),
+                       Action(CONTRACT, value=first[0]))] if first else []
+        buttons += [btn(str(x), Action(CONTRACT, value=x)) for x in first[1:NEXT_VALUES]]
+        if buttons:
+            rows.append(tuple(buttons))
+        rows.extend(button_rows([btn(str(x), Action(CONTRACT, value=x))
+                                 for x in first[NEXT_VALUES:]], 5))
+        if more:
+            rows.append((_more_button(lang, g, ver, more),))
         if CONCEDE in kinds:
             pay = rospis_payout(v.rules.rospis_pays, v.bid, v.rules.players)
             mult = 2 if v.kind in (Kind.DARK, Kind.GOLDEN) else 1
             rows.append((btn(t(lang, "btn.concede", bid=v.bid * mult, pay=pay * mult),
                              Action(CONCEDE)),))
-        return t(lang, "prompt.contract", bid=v.bid), rows
-    # play
+        return prompt, rows
+    # play: a card that may declare a marriage is shown declaring (K♣ 💍 60); its plain
+    # lead is a deliberate second step ("without the marriage…"), never a look-alike
     plays = [a for a in legal if a.kind == PLAY]
     declares = [a for a in legal if a.kind == DECLARE]
-    rows.extend(_card_rows(g, ver, plays))
+    declaring = {a.card for a in declares}
+    plain = [a for a in plays if a.card in declaring]
+    if plain and page == "l":
+        rows.extend(_card_rows(g, ver, plain))
+        rows.append((page_button(lang, g, ver, "", "btn.back"),))
+        return t(lang, "prompt.play_plain"), rows
     if declares:
         def label(a: Action) -> str:
             value = C.ACE_MARRIAGE_VALUE if C.rank_of(a.card) == C.ACE \
                 else C.MARRIAGE_VALUES[C.suit_of(a.card)]
             return f"{card_button(a.card)} 💍 {value}"
-        rows = _card_rows(g, ver, declares, label) + rows
+        rows.extend(_card_rows(g, ver, declares, label))
+    rows.extend(_card_rows(g, ver, [a for a in plays if a.card not in declaring]))
+    if plain:
+        rows.append((page_button(lang, g, ver, "l", "btn.no_marriage"),))
     key = "prompt.play_lead" if not v.trick else "prompt.play"
     return t(lang, key), rows
 

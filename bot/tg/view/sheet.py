@@ -153,35 +153,50 @@ _MARKS: Final = {"bolt": "|", "penalty": "!", "barrel_on": "^", "barrel_back": "
 _MARK_NAMES: Final = {"|": "bolt", "!": "penalty", "^": "barrel_on", "<": "barrel_back",
                       "_": "fall", "~": "samosval", "*": "winner", "+": "made", "-": "failed",
                       "$": "golden", "#": "dark"}
-SHEET_NAME_LIMIT: Final = 6  # a column of the sheet
-SHEET_LABEL_LIMIT: Final = 2  # the dealer and the declarer in a row
+SHEET_NAME_LIMIT: Final = 6  # a seat's name on the sheet: its column, the dealer, the game
+SHEET_LABEL_LIMIT: Final = SHEET_NAME_LIMIT  # (the dealer and the declarer: the same names)
+
+
+def _cell_parts(row: dict[str, Any], i: int) -> tuple[str, str]:
+    """A seat's cell of a row: its total (ASCII minus: one column each) and its marks."""
+    return (str(row["totals"][i]),
+            "".join(_MARKS.get(m, "") for m in row["marks"][i]))
 
 
 def render_score(lang: str, rows: Sequence[dict[str, Any]], seats: Sequence[SeatLabel],
                  *, title: str = "") -> str:
-    """The score sheet as a monospace table with marks, and the last deal in words."""
+    """The score sheet as a monospace table with marks, and the last deal in words.
+
+    Under a title (the sheet of the game now, unless ``title`` says another), a row a deal:
+    the deal's number, the dealer and the game by their names as the columns show them,
+    then each seat's total with its marks after it: the numbers of a column end in one
+    place whatever marks follow them."""
     if not rows:
         return (title + "\n" if title else "") + t(lang, "score.empty")
+    title = title or t(lang, "score.title")
     full = [s.name for s in seats]
     names = unique_names(full, SHEET_NAME_LIMIT)
-    labels = unique_names(full, SHEET_LABEL_LIMIT)
+    labels = names
     games = [_game_cell(lang, row, labels) for row in rows]
-    gw = min(18, max(len(g) for g in [*games, t(lang, "score.game")]))
-    cells = [[str(row["totals"][i]) + "".join(_MARKS.get(m, "") for m in row["marks"][i])
-              for i in range(len(names))] for row in rows]  # ASCII minus: one column each
-    widths = [max([5, len(nm)] + [len(c[i]) for c in cells]) for i, nm in enumerate(names)]
-    dealer = t(lang, "score.dealer")
-    dw = max(len(dealer), SHEET_LABEL_LIMIT)
-    head = f"{'#':>3} {dealer:<{dw}} {t(lang, 'score.game'):<{gw}}"
+    deal_word, dealer = t(lang, "score.deal"), t(lang, "score.dealer")
+    gw = max(len(g) for g in [*games, t(lang, "score.game")])
+    kw = max(3, len(deal_word))
+    dw = max([len(dealer), *(len(x) for x in labels)])
+    parts = [[_cell_parts(row, i) for i in range(len(names))] for row in rows]
+    nums = [max(len(c[i][0]) for c in parts) for i in range(len(names))]
+    mks = [max(len(c[i][1]) for c in parts) for i in range(len(names))]
+    widths = [max(len(nm), n + m) for nm, n, m in zip(names, nums, mks, strict=True)]
+    head = f"{deal_word:>{kw}} {dealer:<{dw}} {t(lang, 'score.game'):<{gw}}"
     head += "".join(f" {nm:>{w}}" for nm, w in zip(names, widths, strict=True))
 
     body = []
     used: set[str] = set()
-    for row, game, cell in zip(rows, games, cells, strict=True):
+    for row, game, cell in zip(rows, games, parts, strict=True):
         who = labels[row["dealer"]] if 0 <= row["dealer"] < len(labels) else "?"
-        line = f"{row['n']:>3} {who:<{dw}} {game:<{gw}}"
-        line += "".join(f" {c:>{w}}" for c, w in zip(cell, widths, strict=True))
-        body.append(line.rstrip())
+        line = f"{row['n']:>{kw}} {who:<{dw}} {game:<{gw}}"
+        line += "".join(f" {f'{x:>{n}}{mk:<{m}}':>{w}}" for (x, mk), n, m, w
+                        in zip(cell, nums, mks, widths, strict=True))
+        body.append(line)
         used.update(_MARKS[m] for marks in row["marks"] for m in marks if m in _MARKS)
         used.update({"made": "+", "failed": "-"}.get(row["outcome"], ""),
                     {"golden": "$", "dark": "#"}.get(str(row.get("kind")), ""))
@@ -190,8 +205,8 @@ def render_score(lang: str, rows: Sequence[dict[str, Any]], seats: Sequence[Seat
              if c in _NOTE_SHOWN or c.startswith("redeal_") or c == "winner"]
     marks = [f"{esc(m)} {t(lang, f'mark.{name}')}" for m, name in _MARK_NAMES.items()
              if m in used]  # ("<" is HTML: escaped)
-    who_is = [f"{lb} — {esc(nm)}" for lb, nm in zip(labels, full, strict=True)
-              if not nm.startswith(lb)]
+    who_is = [f"{esc(lb)} — {esc(nm)}" for lb, nm in zip(labels, full, strict=True)
+              if lb != " ".join(nm.split())]
     legend_parts = []
     if marks:
         legend_parts.append(t(lang, "score.legend", marks=" · ".join(marks)))
@@ -199,7 +214,7 @@ def render_score(lang: str, rows: Sequence[dict[str, Any]], seats: Sequence[Seat
         legend_parts.append(t(lang, "score.labels", labels=", ".join(who_is)))
 
     def build(skip: int) -> str:
-        parts = [title] if title else []
+        parts = [title]
         table_lines = [head]
         if skip:
             table_lines.append(t(lang, "score.skipped", k=skip))
@@ -221,16 +236,19 @@ def render_score(lang: str, rows: Sequence[dict[str, Any]], seats: Sequence[Seat
 
 
 def _game_cell(lang: str, row: dict[str, Any], labels: Sequence[str]) -> str:
+    """The game of a row: the declarer (its name as wide as the widest, so that the
+    contracts stand in one column), the contract and what came of it; or a redeal."""
     decl, outcome = row["declarer"], row["outcome"]
+    lw = max((len(x) for x in labels), default=1)
     who = labels[decl] if 0 <= decl < len(labels) else "?"
     if outcome == "redeal":
         game = t(lang, "score.redeal")
     elif outcome == "conceded":
-        game = f"{who} {row['bid']} {t(lang, 'score.conceded')}"
+        game = f"{who:<{lw}} {row['bid']:>3} {t(lang, 'score.conceded')}"
     elif outcome == "made":
-        game = f"{who} {row['contract']} +"
+        game = f"{who:<{lw}} {row['contract']:>3} +"
     elif outcome == "failed":
-        game = f"{who} {row['contract']} -"
+        game = f"{who:<{lw}} {row['contract']:>3} -"
     else:
         game = "·"
     if row.get("kind") == "golden":

@@ -180,7 +180,35 @@ def table_lines(lang: str, v: TableView, info: TableInfo, me: int) -> list[str]:
             counts = " · ".join(f"{who(lang, seats, s, me)} {v.ntricks[s]}"
                                 for s in sorted(v.active))  # seat order, every deal the same
             lines.append(t(lang, "table.tricks", counts=counts))
+            lines.append(points_line(lang, v, seats, me))
     return lines
+
+
+def deal_points(v: TableView) -> list[int]:
+    """Each seat's points in this deal so far: the card points of the tricks it won and the
+    marriages it declared (RULES.md §4.1).  Both are on the table for everybody (every
+    trick's cards and every declaration are shown), so the public view gives them: nothing
+    from a hand, the talon or the cards passed face down."""
+    pts = list(v.taken)
+    for m in v.declared:
+        if 0 <= m.seat < len(pts):
+            pts[m.seat] += m.value
+    return pts
+
+
+def points_line(lang: str, v: TableView, seats: Sequence[SeatLabel], me: int) -> str:
+    """The running points: the declarer's against the contract, then each defender's where
+    the rules count them (not a defender sitting on the barrel); every seat's in the
+    marriage game without bidding (stock)."""
+    pts = deal_points(v)
+    if v.declarer < 0:
+        counts = " · ".join(f"{who(lang, seats, s, me)} {pts[s]}" for s in sorted(v.active))
+        return t(lang, "table.points_all", counts=counts)
+    line = t(lang, "table.points", name=who(lang, seats, v.declarer, me),
+             points=pts[v.declarer], contract=v.contract)
+    others = [f"{who(lang, seats, s, me)} {pts[s]}" for s in sorted(v.active)
+              if s != v.declarer and not (v.rules.barrel and v.barrel[s] >= 0)]
+    return " · ".join([line, *others])
 
 
 def render_table(lang: str, pv: TableView, info: TableInfo) -> Rendered:
