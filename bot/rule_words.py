@@ -104,7 +104,7 @@ def _catalog_words(prefix: str, ids: tuple[str, ...] | frozenset[str]) -> dict[s
     return out
 
 
-_PACE_IDS: Final = ("quick", "normal", "unhurried")  # bot.tg.model.PACES (test_command_words checks)
+_PACE_IDS: Final = ("quick", "normal", "unhurried")  # = bot.tg.model.PACES (a test checks)
 _PACES: Final[dict[str, str]] = {**_catalog_words("pace", _PACE_IDS), **_PACE_ALIASES}
 _PRESETS: Final[dict[str, str]] = {**_catalog_words("preset", tuple(PRESETS)),
                                    **_PRESET_ALIASES}
