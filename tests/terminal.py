@@ -65,7 +65,7 @@ class Player:
         self.moves += 1
         card = _CARD.match(items[0])
         if card:
-            form = FORMS[self.moves % len(FORMS)]
+            form = FORMS[len(self.typed_forms) % len(FORMS)]
             self.typed_forms.append(form)
             return typed(self.lang, card.group(1), card.group(2), card.group(3), form)
         pass_word = t(self.lang, "term_act_pass")
