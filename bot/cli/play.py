@@ -281,7 +281,9 @@ def _did_text(lang: str, before: GameState, after: GameState, action: Action, se
             return t(lang, "term_did_give", who=names[seat], card=C.fmt(action.card),
                      to=names[to])
         return t(lang, "term_did_give_hidden", who=names[seat], to=names[to])
-    return t(lang, "term_did", who=names[seat], action=action_text(lang, action, names, v))
+    single_talon = sum(1 for a in v.legal if a.kind == TALON) == 1
+    return t(lang, "term_did", who=names[seat],
+             action=action_text(lang, action, names, v, single_talon))
 
 
 def _by_label(lang: str, text: str, v: TableView, names: Sequence[str]) -> Action | None:
