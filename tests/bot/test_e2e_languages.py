@@ -1,4 +1,4 @@
-"""Three languages at one table: a Ukrainian group (switched with ``/lang uk``) where a
+"""Three languages at one table: a Ukrainian group (switched with ``/lang українська``) where a
 Ukrainian, a Russian and an English player sit.  The table speaks the group's language,
 each hand, private message and popup its owner's, and no message, button or popup has a
 word of another language: every word of a text is a word of its language's catalog (or a
@@ -103,7 +103,7 @@ async def test_a_ukrainian_a_russian_and_an_english_player_at_a_ukrainian_table(
         await server.send_text(anna, GROUP, "/help")
         said = await server.wait_bot_message(GROUP, after=before)
         assert "запись партии" in (said.text or "")
-        await server.send_text(oksana, GROUP, "/lang uk")
+        await server.send_text(oksana, GROUP, "/lang українська")
         said = await server.wait_bot_message(GROUP, after=said)
         assert (said.text or "") == t("uk", "lang.set")
         since = len(server.requests)
