@@ -64,9 +64,9 @@ def find_rule(word: str) -> str | None:
 
 
 # --- the words of /newgame, /pace and /lang ------------------------------------------
-# Each command takes the words of the person's language (the catalog's names: ``preset.*``,
-# ``pace.*``, ``lang.name``, ``choice.<rule>.<value>``, ``value.on``/``value.off``), a few
-# more spellings listed here, and the old Latin ids.
+# Each command takes the words of every language: the catalog's names (``preset.*``,
+# ``pace.*``, ``lang.name``, ``choice.<rule>.<value>``), a few more spellings and the yes/no
+# words listed here, and the old Latin ids.
 
 _PRESET_ALIASES: Final[dict[str, str]] = {
     "классика": "classic", "классические": "classic", "классическая": "classic",
