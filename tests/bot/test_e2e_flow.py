@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from bot.engine.game import forced_action, new_game
-from bot.engine.rules import rules_from_dict
+from bot.engine.rules import preset_of, rules_from_dict
 from tests.bot.helpers import (
     click_and_wait,
     idle,
@@ -319,7 +319,8 @@ async def test_hints_table_and_greeting(server: FakeTelegramServer, db: Path) ->
 
 async def test_a_russian_game_shows_no_english(server: FakeTelegramServer, db: Path) -> None:
     """Every message and button of a group game with people and computers, read as the
-    players read them: no Latin word in Russian (but commands, rule ids, presets)."""
+    players read them: no Latin word in Russian (but commands), the arguments typed in
+    Russian too."""
     anna, boris = server.add_user(8071, "Анна"), server.add_user(8072, "Борис")
     server.add_group(GROUP, "Друзья", members=[boris], admins=[anna])
     async with running(server, db, turn_timeout=1.0) as app:
@@ -328,9 +329,10 @@ async def test_a_russian_game_shows_no_english(server: FakeTelegramServer, db: P
         await server.send_text(anna, GROUP, "/newgame 5")  # a bad argument, in Russian
         said = await server.wait_bot_message(GROUP, after=before)
         assert "5" in txt(said)
-        gid, _ = await open_table(server, app, GROUP, anna, [boris], args="full", computers=1)
+        gid, _ = await open_table(server, app, GROUP, anna, [boris], args="полные",
+                                  computers=1)  # the preset's name in Russian
         s = session(app, gid)
-        assert s is not None
+        assert s is not None and preset_of(s.rules) == "full"
         people = {s.seat_of(anna.id): anna, s.seat_of(boris.id): boris}
         await play(server, app, gid, people, policy=smart, max_moves=60, timeout=20)
         for cmd in ("/score", "/rules", "/rules бочка", "/help"):

@@ -289,6 +289,12 @@ async def test_pace_by_an_ordinary_member_is_refused(server: FakeTelegramServer,
         rec = (await records(app, gid))[-1]
         assert rec == {"pace": "quick", "uid": anna.id}
         await server.wait_for(lambda: "Темп стола теперь: быстрый" in txt(table))
+        await server.send_text(anna, GROUP, "/pace как-нибудь")  # the words to use, in Russian
+        unknown = await server.wait_bot_message(GROUP, after=done)
+        assert "Можно быстрый, обычный или без спешки." in txt(unknown) and s.pace == "quick"
+        await server.send_text(anna, GROUP, "/pace неспешный")  # another Russian word for it
+        slow = await server.wait_bot_message(GROUP, after=unknown)
+        assert "без спешки" in txt(slow) and s.pace == "unhurried"
         await server.send_text(anna, GROUP, "/stop")
         await server.wait_for(lambda: service(app).session_of_chat(GROUP) is None)
         await idle(app)

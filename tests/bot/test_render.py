@@ -635,9 +635,9 @@ def test_refusals_are_said_in_the_players_language() -> None:
     assert R.refusal_text("ru", e.value, SEATS) == "Сейчас ход — Борис &lt;b&gt;, а не Анна."
     with pytest.raises(RulesError) as r:
         make_rules(players=2, two_player_mode="stock", bolts_limit=4)
-    assert R.refusal_text("ru", r.value) == (
-        "Правило bolts_limit ничего не меняет в игре с колодой (two_player_mode = stock): "
-        "там нет торговли и договорённостей, действуют только players и two_player_mode.")
+    assert R.refusal_text("ru", r.value) == (  # the rule by its name, never its id
+        "Правило «Болты до штрафа» ничего не меняет в игре вдвоём с добором: там нет "
+        "торговли и договорённостей, действуют только число игроков и вид игры вдвоём.")
 
 
 def test_the_settings_menu_hides_options_that_do_nothing() -> None:

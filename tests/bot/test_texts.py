@@ -1,5 +1,5 @@
 """Every text a person may see, in every language: the Russian and Ukrainian ones speak their
-language (no Latin words but commands, their arguments and a few names; no letter of the
+language (no Latin words but commands and a proper name, "English"; no letter of the
 other language: ы э ъ ё are Russian only, і ї є ґ Ukrainian only), the English ones have no
 Cyrillic (but the languages' own names, «русский», «українська»), every text and every
 plural form formats with sample values into balanced HTML, and Russian and Ukrainian lines
@@ -17,21 +17,15 @@ from typing import Any
 
 import pytest
 
-from bot.engine.rules import PRESETS, RULE_IDS, RULE_SPECS
 from bot.i18n import CATALOGS, LANGS, PLURALS, placeholders
-from bot.tg.model import PACES
 
-# Latin words a Russian or Ukrainian text may contain: command arguments (presets, levels,
-# languages), rule ids and the values of choice rules (as typed in /newgame and /rules),
-# "English"
-ALLOWED_LATIN = frozenset(
-    {*LANGS, "English", "random", "normal", "hard", *PRESETS, *RULE_IDS, *PACES}
-    | {str(o) for spec in RULE_SPECS.values() for o in spec.options if isinstance(o, str)}
-    # the time zone a time of day falls back to where a client does not show Telegram's
-    # date_time entity in local time (``view.common.clock_time``): a symbol in every
-    # language, as in "18:30 UTC"
-    | {"UTC"}
-)
+# Latin words a Russian or Ukrainian text may contain, each a true proper name: "English",
+# the English language's name in itself, shown beside «русский» and «українська» in /lang
+# (its argument: an English reader finds the language by it, as the others find theirs).
+# Nothing else: commands keep their Latin names (stripped below), but their arguments and
+# every explanation are in the reader's language (issue 47: "/pace быстрый", "/newgame 3
+# полные", rules by their names, never their ids).
+ALLOWED_LATIN = frozenset({"English"})
 # The languages' names in themselves (/lang), which any text may show
 SELF_NAMES = ("русский", "Русский", "українська", "Українська")
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
@@ -161,6 +155,9 @@ def test_the_checks_catch_what_they_are_for() -> None:
     assert _PAST_AFTER_NAME.findall("{name}: растемнила игру") == ["растемнила"]
     assert not _PAST_AFTER_NAME.findall("{name} — за столом · {name} играет втемную")
     assert _LATIN_WORD.findall(_prose("Нажмите Start: /newgame <b>{name}</b>")) == ["Start"]
+    assert _LATIN_WORD.findall(_prose("/pace — темп стола: quick или unhurried")) == [
+        "quick", "unhurried"]
+    assert _LATIN_WORD.findall(_prose("<b>{name}</b> (<code>barrel</code>)")) == ["barrel"]
     assert _CYRILLIC.search(_prose("Press «Сесть»"))
     assert not _CYRILLIC.search(_prose("/lang uk — українська, /lang ru — русский"))
     assert _PAST_AFTER_NAME_UK.findall("{name} сів за стіл") == ["сів"]

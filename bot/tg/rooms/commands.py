@@ -6,9 +6,9 @@ import json
 import logging
 
 from bot.engine.rules import RulesError, rules_from_args
-from bot.i18n import LANGS, Lang, esc, norm_lang, t
+from bot.i18n import Lang, esc, t
+from bot.rule_words import lang_word, newgame_args, pace_word
 from bot.tg.model import (
-    PACES,
     seats_from_json,
     sheet_row,
 )
@@ -34,16 +34,6 @@ from storage import (
 )
 
 log = logging.getLogger(__name__)
-
-
-def pace_of(word: str) -> str | None:
-    """The pace a word of ``/pace`` names: quick, normal, unhurried, or its name in any
-    of the languages (``pace.<id>``); None for anything else."""
-    w = word.strip().lower()
-    for pace in PACES:
-        if w == pace or any(w == t(lang, f"pace.{pace}").lower() for lang in LANGS):
-            return pace
-    return None
 
 
 class CommandsRoom:
@@ -80,7 +70,7 @@ class CommandsRoom:
                 return
             base = await self.lobby.default_rules(chat.id)
             try:
-                rules = rules_from_args(base, args)
+                rules = rules_from_args(base, newgame_args(args))
             except RulesError as e:
                 self._reply(chat, t(lang, "newgame.bad_args",
                                       reason=R.refusal_text(lang, e)))
@@ -117,17 +107,19 @@ class CommandsRoom:
         self._reply(chat, t(lang, "hint.unknown_command" if command else "hint.private_text"))
 
     async def lang_cmd(self, chat: ChatRef, user: UserRef, args: list[str]) -> None:
-        """``/lang`` tells the chat's language; ``/lang ru|uk|en`` switches it (in a group: the
-        table's creator or an admin).  In private it is the person's language everywhere."""
+        """``/lang`` tells the chat's language; ``/lang русский|українська|English`` (or
+        ru|uk|en) switches it (in a group: the table's creator or an admin).  In private
+        it is the person's language everywhere."""
         lang = await self.people.chat_lang(chat, user)
         if not args:
             self._reply(chat, t(lang, "lang.current", name=t(lang, "lang.name")))
             return
-        code = args[0].lower().strip()
-        if code not in LANGS:
+        code = " ".join(args).strip()
+        found = lang_word(code)  # "uk", "українська", "украинский"
+        if found is None:
             self._reply(chat, t(lang, "lang.unknown", code=esc(code[:16])))
             return
-        new: Lang = norm_lang(code)
+        new: Lang = found
         async with self.registry.chat_lock(chat.id):
             s = self.registry.session_at(chat.place)
             tables = self.registry.sessions_of_chat(chat.id)  # the language is the group's
@@ -256,9 +248,10 @@ class CommandsRoom:
                 await self.table.stop(s)
 
     async def pace(self, chat: ChatRef, user: UserRef, args: list[str]) -> None:
-        """``/pace`` tells the table's pace; ``/pace quick|normal|unhurried`` (or the word
-        in the chat's language) changes it: in the lobby, or during the game (one record
-        line, one line on the table).  Only a keeper: the table's creator or an admin."""
+        """``/pace`` tells the table's pace; ``/pace быстрый|обычный|без спешки`` (in any
+        language, or quick|normal|unhurried) changes it: in the lobby, or during the game
+        (one record line, one line on the table).  Only a keeper: the table's creator or
+        an admin."""
         lang = await self.people.chat_lang(chat, user)
         async with self.registry.chat_lock(chat.id):
             s = self.registry.session_at(chat.place)
@@ -271,7 +264,7 @@ class CommandsRoom:
                 self._reply(chat, t(lang, "pace.current", pace=R.pace_name(lang, s.pace),
                                      quick=round(self.kit.config.quick_turn_timeout)))
                 return
-            pace = pace_of(" ".join(args))
+            pace = pace_word(" ".join(args))
             if pace is None:
                 self._reply(chat, t(lang, "pace.unknown", word=esc(" ".join(args)[:24])))
                 return

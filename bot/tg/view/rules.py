@@ -9,6 +9,7 @@ from bot import rule_words as W
 from bot.engine.rules import (
     CLASSIC,
     PRESETS,
+    RULE_IDS,
     Rules,
     RulesError,
     preset_of,
@@ -93,7 +94,7 @@ def render_rule(lang: str, rule_id: str, rules: Rules) -> str:
     name, text = W.rule_name(lang, rule_id), W.rule_text(lang, rule_id) or ""
     value = rule_value(lang, rule_id, getattr(rules, rule_id))
     default = rule_value(lang, rule_id, getattr(CLASSIC, rule_id))
-    return fit(t(lang, "rule.one", name=esc(name), id=rule_id, text=esc(text), value=esc(value),
+    return fit(t(lang, "rule.one", name=esc(name), text=esc(text), value=esc(value),
                  default=esc(default)))
 
 
@@ -113,6 +114,12 @@ def _refusal_param(lang: str, key: str, value: int | str, seats: Sequence[SeatLa
         return t(lang, f"refuse.phase.{value}") if has(f"refuse.phase.{value}") else "?"
     if key == "kind":
         return t(lang, f"refuse.kind.{value}") if has(f"refuse.kind.{value}") else "?"
+    if key in ("rule", "parent", "other") and isinstance(value, str):
+        # a rule by its name, never its id ("redeal_talon_below / …": each of them)
+        ids = value.split(" / ")
+        if all(i in RULE_IDS for i in ids):
+            return " / ".join(t(lang, "rule.quoted", name=esc(W.rule_name(lang, i)))
+                              for i in ids)
     return esc(value)
 
 
