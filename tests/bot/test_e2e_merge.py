@@ -13,6 +13,7 @@ from bot.engine.game import forced_action
 from bot.engine.state import Action, GameState
 from bot.engine.views import view
 from bot.tg.rooms.session import Session
+from storage.base import Moves
 from tests.bot.helpers import action_button, idle, running, service, session, smart, start_private
 from tests.fakeapi import FakeMessage, FakeTelegramServer, FakeUser
 from tests.fakeapi.server import Button
@@ -146,20 +147,15 @@ async def test_a_press_is_stored_alone_and_its_replies_in_one_transaction(
         s = await _solo(server, app, anna)
         gid = s.game_id
         store = service(app).storage
-        calls: list[tuple[int, bool]] = []  # (actions stored, human) of each call
-        one, many = store.append_action, store.append_actions
+        calls: list[tuple[int, bool]] = []  # (actions stored, human) of each transaction
+        moves_role = store.moves
+        append = moves_role.append
 
-        async def append_action(*args: Any, **kwargs: Any) -> int:
-            calls.append((1, bool(kwargs.get("human"))))
-            return await one(*args, **kwargs)
+        async def counted(moves: Moves) -> int:  # one call of the role = one transaction
+            calls.append((len(moves.actions), moves.human))
+            return await append(moves)
 
-        async def append_actions(game_id: int, version: int, actions: list[str],
-                                 *args: Any, **kwargs: Any) -> int:
-            calls.append((len(actions), bool(kwargs.get("human"))))
-            return await many(game_id, version, actions, *args, **kwargs)
-
-        setattr(store, "append_action", append_action)  # noqa: B010
-        setattr(store, "append_actions", append_actions)  # noqa: B010
+        setattr(moves_role, "append", counted)  # noqa: B010
         rng = random.Random(7)
         together = 0
         for _ in range(16):
