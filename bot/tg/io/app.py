@@ -25,7 +25,7 @@ from bot.config import Settings
 from bot.i18n import LANGS, t
 from bot.ops import logs
 from bot.ops.metrics import BotMetrics, method_of
-from bot.ops.server import OpsServer
+from bot.ops.server import ListenError, OpsServer
 from bot.tg import metrics as M
 from bot.tg.io.aiohttp_request import AiohttpRequest
 from bot.tg.io.coord import SharedCoordinator, SharedSends, owner_name
@@ -34,6 +34,8 @@ from bot.tg.io.outbox import Outbox
 from bot.tg.io.thinking import Thinker
 from bot.tg.rooms.service import GameService
 from bot.tg.view.callbacks import decode
+from bot.webapp.adapter import ServicePort
+from bot.webapp.server import WebAppServer, WebMetrics, register_metrics
 from storage import Backend, open_storage
 
 log = logging.getLogger(__name__)
@@ -110,6 +112,7 @@ class ThousandApplication(MeasuredApplication):
     requests: tuple[BaseRequest, ...]
     ops: BotMetrics | None  # Prometheus metrics (METRICS_PORT set, or the bench's --metrics)
     ops_server: OpsServer | None
+    webapp: WebAppServer | None  # the Mini App's server (WEBAPP_URL set: bot/webapp/)
 
     async def process_update(self, update: object) -> None:
         if self.settings.log_format == "json" and isinstance(update, Update):
@@ -173,6 +176,8 @@ class ThousandApplication(MeasuredApplication):
         self.bot_data["service"] = service
         if self.ops is not None:
             await self._start_ops(self.ops, service, coord)
+        if s.webapp_url:
+            await self._start_webapp(service)
         await self._register_commands()
         restored = await service.start()
         freeze_startup()
@@ -207,6 +212,21 @@ class ThousandApplication(MeasuredApplication):
             await server.start()
             self.ops_server = server
 
+    async def _start_webapp(self, service: GameService) -> None:
+        """The Mini App's page and API on WEBAPP_PORT (polling and webhook mode alike)."""
+        s = self.settings
+        metrics = WebMetrics()
+        if self.ops is not None:
+            register_metrics(metrics, self.ops.registry)
+        server = WebAppServer(ServicePort(service), s.token, host=s.webapp_listen,
+                              listen_port=s.webapp_port, metrics=metrics)
+        try:
+            await server.start()
+        except OSError as e:
+            raise ListenError(f"cannot listen on {s.webapp_listen}:{s.webapp_port} "
+                              f"(WEBAPP_LISTEN, WEBAPP_PORT): {e.strerror or e}") from None
+        self.webapp = server
+
     async def _register_commands(self) -> None:
         try:
             for lang in LANGS:
@@ -219,6 +239,9 @@ class ThousandApplication(MeasuredApplication):
             log.warning("the command menu was not registered: %s", e)
 
     async def shutdown(self) -> None:
+        if self.webapp is not None:
+            await self.webapp.stop()
+            self.webapp = None
         if self.ops_server is not None:
             await self.ops_server.stop()
             self.ops_server = None
@@ -352,5 +375,6 @@ def build_application(
     app.requests = requests
     app.ops = ops
     app.ops_server = None
+    app.webapp = None
     add_handlers(app)
     return app

@@ -97,6 +97,9 @@ class TableHooks:
     """A game just ended (its final move is stored and shown; it is unregistered)."""
     reload: Callable[[Session], Awaitable[None]] = _no_reload
     """Storage disagrees with memory (another process?): rebuild the session."""
+    changed: Callable[[Session], None] = lambda s: None
+    """A move was stored and ``s.state`` is its state (the Mini App's pages follow it:
+    bot/webapp/adapter.py)."""
 
 
 class TableRoom:
@@ -223,6 +226,7 @@ class TableRoom:
                 human=human)
         s.store_version += len(moves)
         s.state = after
+        self.hooks.changed(s)
         if self.coord.shared:  # what follows this move runs here (coord.py)
             await self.coord.took(s.game_id)
         for i, ((seat, _, by), text) in enumerate(zip(moves, texts, strict=True)):
