@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 STATIC: Final = Path(__file__).resolve().parent / "static"
 MAX_REQUEST: Final = 16 * 1024  # bytes of a POST body (init data is about 1 KB)
 MAX_MESSAGE: Final = 4096  # bytes of a WebSocket message from a page
-QUEUE: Final = 8  # views waiting for one page; a page with a full queue is dropped
+QUEUE: Final = 32  # views waiting for one page; a page with a full queue is dropped
 SEND_TIMEOUT: Final = 10.0  # seconds one send may take before the page is dropped
 HELLO_TIMEOUT: Final = 10.0  # seconds a new socket has to say who it is
 BURST: Final = 10.0  # actions a page may send at once ...
@@ -302,6 +302,7 @@ class WebAppServer:
                 if msg.type != WSMsgType.TEXT:
                     break
                 await self._message(page, msg.data)
+                await asyncio.sleep(0)  # its writer's turn: the answer goes before the next
         finally:
             await self._drop(page, "")
             writer.cancel()
@@ -359,6 +360,9 @@ class WebAppServer:
             return
         kind = data.get("type")
         if kind == "sync":
+            if page.bucket is not None and not page.bucket.take():
+                self.metrics.refused("flood")
+                return
             page.sent = -1
             await self._sync(page)
             return
@@ -373,9 +377,8 @@ class WebAppServer:
         rid = data.get("id")
         result.update(type="result", id=rid if isinstance(rid, int) else None)
         self._queue(page, json.dumps(result, ensure_ascii=False))
-        if not result["ok"]:  # the page may be behind: the whole view again
-            page.sent = -1
-            await self._sync(page)
+        # (a refused action changed nothing; the newest view is on its way already, and a
+        # page that thinks it missed one says "sync")
 
     def _queue(self, page: Page, text: str) -> bool:
         if page.closed:
