@@ -112,6 +112,7 @@ def seat_payload(sv: SeatView) -> Json:
         "dealer": v.dealer,
         "forehand": v.forehand,
         "to_act": v.to_act,
+        "active": list(v.active),
         "seats": seats,
         "hand": cards,
         "legal": [action_json(a) for a in v.legal],

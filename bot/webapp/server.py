@@ -1,6 +1,7 @@
 """The Mini App's own aiohttp server: the page, its API and one WebSocket per open page.
 
     GET  /                 the page (static/index.html); /static/* its files
+    GET  /api/texts?lang=L the page's texts (before a session: opened outside Telegram)
     POST /api/session      {"init": initData} -> {"token", "lang", "texts", "games"}
     GET  /api/view?game=G  the seat's whole view (Authorization: Bearer <token>)
     POST /api/act          {"game", "version", "intent"} -> {"ok": true} or a refusal
@@ -31,7 +32,7 @@ from aiohttp import WSMsgType, web
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from bot.i18n import DEFAULT_LANG, t
+from bot.i18n import DEFAULT_LANG, lang_of, t
 from bot.webapp.auth import AuthError, SessionKey, WebUser, check_init_data
 from bot.webapp.payload import page_texts, seat_payload
 from bot.webapp.port import Refusal, SeatView, TablePort
@@ -145,6 +146,7 @@ class WebAppServer:
         app.router.add_get("/", self._index)
         app.router.add_get("/index.html", self._index)
         app.router.add_static("/static/", STATIC, follow_symlinks=False)
+        app.router.add_get("/api/texts", self._texts)
         app.router.add_post("/api/session", self._session)
         app.router.add_get("/api/view", self._view)
         app.router.add_post("/api/act", self._act)
@@ -217,6 +219,11 @@ class WebAppServer:
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def _texts(self, request: web.Request) -> web.Response:
+        """The page's texts before a session (the page opened outside Telegram)."""
+        lang = lang_of(request.query.get("lang"))
+        return web.json_response({"ok": True, "lang": lang, "texts": page_texts(lang)})
 
     async def _session(self, request: web.Request) -> web.Response:
         data = await self._json(request)

@@ -1,0 +1,117 @@
+"""The page in a real headless Chromium: a whole solo deal played by touching the cards,
+every payload checked, the screenshots of the docs taken (Russian, light and dark)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bot.engine.state import GameState
+from tests.bot.helpers import service
+from tests.fakeapi import FakeTelegramServer
+from tests.webapp.browser import browser, open_page
+from tests.webapp.helpers import base_url, init_data, solo_game, webapp_running
+from tests.webapp.test_payload import cards_in, may_know
+
+__all__ = ["browser"]
+
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+async def _my_move(page: Any) -> None:
+    """One move by touch: a legal card (tap, tap or the panel's button), else the panel's
+    first button (a bid, the talon, the contract)."""
+    legal = page.locator("#hand .card.legal")
+    if await legal.count():
+        card = legal.first
+        await card.click()
+        main = page.locator("#panel button:not(.alt)")
+        if await main.count():
+            await main.first.click()
+        else:
+            await card.click()
+        return
+    chips = page.locator("#panel button:not(.alt)")
+    if await chips.count():
+        await chips.first.click()
+        return
+    await page.locator("#panel button").first.click()
+
+
+async def test_a_whole_solo_deal_by_touch(server: FakeTelegramServer, db: Path,
+                                         browser: Any) -> None:
+    anna = server.add_user(1001, "Анна")
+    async with webapp_running(server, db, seed=3) as app:
+        gid = await solo_game(server, app, anna)
+        s = service(app).sessions[gid]
+        states: dict[int, GameState] = {}
+        assert s.state is not None
+        states[s.state.version] = s.state
+        assert app.webapp is not None
+
+        def keep(game: int, version: int) -> None:
+            if game == gid and s.state is not None:
+                states[version] = s.state
+
+        app.webapp.port.on_change(keep)
+        page = await open_page(browser, f"{base_url(app)}/?game={gid}",
+                               init_data(anna, server.token))
+        frames: list[dict[str, Any]] = []
+        page.on("websocket", lambda ws: ws.on(
+            "framereceived", lambda f: frames.append(json.loads(f))))
+        await page.goto(f"{base_url(app)}/?game={gid}")
+        await page.wait_for_selector("#hand .card", timeout=10000)
+        calls = await page.evaluate("window.__tg_calls")
+        assert "ready" in calls and "disableVerticalSwipes" in calls
+        assert await page.evaluate("Telegram.WebApp.isClosingConfirmationEnabled")
+        assert await page.title() == "Тысяча"
+        shot_taken = False
+        moves = 0
+        for _ in range(200):
+            st = s.state
+            assert st is not None
+            if len(st.history) >= 1:
+                break
+            if st.to_act != 0:
+                await page.wait_for_timeout(50)
+                continue
+            await page.wait_for_function(
+                f"document.body.dataset.version == '{st.version}'", timeout=5000)
+            if not shot_taken and st.phase == "play" and st.deal is not None \
+                    and st.deal.trick and len(st.deal.tricks) >= 2:
+                IMG.mkdir(parents=True, exist_ok=True)
+                await page.screenshot(path=str(IMG / "webapp-light.png"))
+                shot_taken = True
+            before = st.version
+            await _my_move(page)
+            moves += 1
+            await page.wait_for_function(
+                f"Number(document.body.dataset.version) > {before}", timeout=5000)
+        st = s.state
+        assert st is not None and len(st.history) >= 1, "the deal did not end"
+        assert moves >= 8 and shot_taken
+        # the deal's summary slides up; the back button closes it
+        await page.wait_for_selector("#summary:not([hidden])", timeout=5000)
+        assert "Кон 1" in (await page.inner_text("#summary-body"))
+        assert await page.evaluate("Telegram.WebApp.BackButton.isVisible")
+        await page.screenshot(path=str(IMG / "webapp-summary.png"))
+        await page.evaluate("Telegram.WebApp.__back()")
+        assert await page.locator("#summary").is_hidden()
+        calls = await page.evaluate("window.__tg_calls")
+        assert any(c.startswith("impact") for c in calls)
+        # every view the page received holds only cards its seat may know
+        views = [f["view"] for f in frames if f.get("type") == "view"]
+        assert len(views) >= moves
+        for v in views:
+            state = states.get(v["version"])
+            if state is not None:
+                assert not cards_in(v) - may_know(state, 0), v["version"]
+        assert sum(1 for v in views if v["version"] in states) >= moves
+        # the same table in the dark theme
+        dark = await open_page(browser, f"{base_url(app)}/?game={gid}",
+                               init_data(anna, server.token), dark=True)
+        await dark.goto(f"{base_url(app)}/?game={gid}")
+        await dark.wait_for_selector("#hand .card")
+        await dark.wait_for_timeout(300)
+        await dark.screenshot(path=str(IMG / "webapp-dark.png"))
