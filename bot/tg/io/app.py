@@ -16,13 +16,13 @@ import sys
 import time
 from typing import Any
 
-from telegram import BotCommand, BotCommandScopeDefault, Update
+from telegram import BotCommand, BotCommandScopeDefault, MenuButtonWebApp, Update, WebAppInfo
 from telegram.error import TelegramError
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
-from bot.i18n import LANGS, t
+from bot.i18n import DEFAULT_LANG, LANGS, t
 from bot.ops import logs
 from bot.ops.metrics import BotMetrics, method_of
 from bot.ops.server import ListenError, OpsServer
@@ -172,6 +172,7 @@ class ThousandApplication(MeasuredApplication):
             quick_turn_timeout=s.quick_turn_timeout, unhurried_ping_after=s.unhurried_ping_after,
             unhurried_ping_again=s.unhurried_ping_again, ping_quiet=s.ping_quiet)
         service.config.bot_username = self.bot.username
+        service.config.webapp_url = s.webapp_url
         self.service = service
         self.bot_data["service"] = service
         if self.ops is not None:
@@ -226,6 +227,11 @@ class ThousandApplication(MeasuredApplication):
             raise ListenError(f"cannot listen on {s.webapp_listen}:{s.webapp_port} "
                               f"(WEBAPP_LISTEN, WEBAPP_PORT): {e.strerror or e}") from None
         self.webapp = server
+        try:  # the menu button of private chats opens the page
+            await self.bot.set_chat_menu_button(menu_button=MenuButtonWebApp(
+                t(DEFAULT_LANG, "btn.webapp_menu"), WebAppInfo(s.webapp_url)))
+        except TelegramError as e:
+            log.warning("the menu button was not set: %s", e)
 
     async def _register_commands(self) -> None:
         try:

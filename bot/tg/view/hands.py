@@ -82,7 +82,15 @@ def render_hand(lang: str, v: TableView, info: TableInfo) -> Rendered:
                            reason=t(lang, "redeal.four_nines_after_pass")))
             rows.append((Button(t(lang, "btn.redeal"),
                                 cb.action_data(info.game_id, v.version, Action(REDEAL))),))
+    if info.webapp:  # the table as a page (bot/webapp/)
+        rows.append((Button(t(lang, "btn.webapp"), web_app=webapp_link(info.webapp,
+                                                                       info.game_id)),))
     return Rendered(fit("\n".join(lines)), tuple(rows))
+
+
+def webapp_link(url: str, game_id: int) -> str:
+    """The Mini App's address for one game (the page asks for that game's view)."""
+    return f"{url}?game={game_id}"
 
 
 def _pick_values(values: list[int], most: int = 20) -> list[int]:
