@@ -101,7 +101,8 @@ class ServicePort:
         if st.history:
             last = st.history[-1]
             summary = _plain(render_deal_end(lang, sheet_row(last), labels).text)
-        deadline = s.deadline if not s.solo and st.to_act >= 0 else None
+        timed = self.service.config.timeout(s.pace) is not None  # (unhurried: no clock)
+        deadline = s.deadline if timed and not s.solo and st.to_act >= 0 else None
         place = SeatPlace(
             game_id=game_id, names=tuple(x.name for x in labels),
             computers=tuple(x.computer for x in labels), solo=s.solo,

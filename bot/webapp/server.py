@@ -123,7 +123,7 @@ class Page:
 
 class WebAppServer:
     def __init__(self, port: TablePort, token: str, *, host: str, listen_port: int,
-                 metrics: WebMetrics | None = None,
+                 metrics: WebMetrics | None = None, poll: float = 0.0,
                  clock: Callable[[], float] = time.time) -> None:
         self.port = port
         self.token = token
@@ -137,6 +137,9 @@ class WebAppServer:
         self.delivered: list[float] = []  # seconds from "changed" to a page's send (bench)
         self.measure = False
         self._runner: web.AppRunner | None = None
+        # several processes: a move stored by another process is not announced here, so
+        # the open pages' games are looked at every ``poll`` seconds (0: never)
+        self.poll = poll
         port.on_change(self.changed)
 
     # ---------------------------------------------------------------- the application
@@ -163,6 +166,8 @@ class WebAppServer:
             await runner.cleanup()
             raise
         self._runner = runner
+        if self.poll > 0:
+            self._spawn(self._polling())
         log.info("the Mini App on http://%s:%s/", self.host, self.bound_port)
 
     @property
@@ -450,6 +455,13 @@ class WebAppServer:
         task = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    async def _polling(self) -> None:
+        while True:
+            await asyncio.sleep(self.poll)
+            for game in list(self.pages):
+                with contextlib.suppress(Exception):  # (the next round tries again)
+                    await self._fan_out(game, 1 << 62, time.perf_counter())
 
     def changed(self, game: int, version: int) -> None:
         """``TablePort`` says: game ``game`` changed to ``version`` (a move was stored)."""

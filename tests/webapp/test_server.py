@@ -253,3 +253,50 @@ async def test_a_page_that_never_reads_is_dropped() -> None:
     assert not srv._queue(page, "one too many")
     await asyncio.sleep(0.01)
     assert page.closed and 5 not in srv.pages and srv.metrics.dropped == 1
+
+
+async def test_several_processes_a_move_stored_elsewhere_reaches_the_page() -> None:
+    """With ``poll`` (several processes share the database), a page gets a newer view of
+    its game although no "changed" was announced in this process."""
+    from dataclasses import replace
+
+    from bot.engine.game import new_game
+    from bot.engine.rules import Rules
+    from bot.webapp.auth import WebUser
+    from bot.webapp.port import Refusal, SeatPlace, SeatView
+
+    state = {"version": 3}
+    base = view(new_game(Rules(), 1), 0)
+
+    class Elsewhere:
+        def on_change(self, listener: object) -> None:
+            pass
+
+        def lang_for(self, user_id: int, code: str | None) -> str:
+            return "ru"
+
+        def games_of(self, user_id: int) -> list[int]:
+            return [9]
+
+        async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+            place = SeatPlace(9, ("А", "Б", "В"), (False, True, True), True, True, None)
+            return SeatView(replace(base, version=state["version"]), place, "ru")
+
+        async def act(self, game_id: int, user: WebUser, intent: dict[str, object],
+                      version: int) -> Refusal | str | None:
+            return None
+
+    token = "1:" + "A" * 30
+    srv = WebAppServer(Elsewhere(), token, host="127.0.0.1", listen_port=0, poll=0.05)
+    await srv.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            ws = await http.ws_connect(f"http://127.0.0.1:{srv.bound_port}/ws")
+            got = await _hello(ws, SessionKey.for_token(token).make(5, "ru", 2e9), 9)
+            assert got["view"]["version"] == 3
+            state["version"] = 4  # stored by another process: nobody says "changed" here
+            msg = await ws.receive_json(timeout=2)
+            assert msg["type"] == "view" and msg["view"]["version"] == 4
+            await ws.close()
+    finally:
+        await srv.stop()

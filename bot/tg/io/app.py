@@ -220,7 +220,8 @@ class ThousandApplication(MeasuredApplication):
         if self.ops is not None:
             register_metrics(metrics, self.ops.registry)
         server = WebAppServer(ServicePort(service), s.token, host=s.webapp_listen,
-                              listen_port=s.webapp_port, metrics=metrics)
+                              listen_port=s.webapp_port, metrics=metrics,
+                              poll=1.0 if service.coord.shared else 0.0)
         try:
             await server.start()
         except OSError as e:
