@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,18 @@ from tests.bot.helpers import action_button, open_table, service, smart, start_p
 from tests.fakeapi import FakeTelegramServer
 from tests.webapp.helpers import base_url, init_data, webapp_running
 from tests.webapp.test_payload import cards_in, may_know
+
+
+def moved(s: Any, st: GameState) -> Callable[[], bool]:
+    return lambda: s.state is not st
+
+
+def has_version(pages: list[PageClient], version: int) -> bool:
+    return all(p.version >= version for p in pages)
+
+
+def answered(page: PageClient, n: int) -> bool:
+    return len(page.results) > n
 
 
 class PageClient:
@@ -81,12 +95,13 @@ async def test_two_pages_and_buttons_at_one_group_table(server: FakeTelegramServ
                     break
                 seat = st.to_act
                 if s.forced and forced_action(st) is not None:
-                    await server.wait_for(lambda st=st: s.state is not st)
+                    await server.wait_for(moved(s, st))
                     continue
                 action = smart(view(st, seat), rng)
                 if seat == button_seat:
-                    found = await server.wait_for(lambda st=st, a=action: action_button(
-                        server, vera, gid, st.version, a))
+                    found = await server.wait_for(partial(
+                        action_button, server, vera, gid, st.version, action))
+                    assert found is not None
                     msg, button = found
                     assert button.callback_data is not None
                     answer = await server.press(vera, vera.chat, msg.message_id,
@@ -95,21 +110,20 @@ async def test_two_pages_and_buttons_at_one_group_table(server: FakeTelegramServ
                     moves["button"] += 1
                 else:
                     page = pages[seat]
-                    await server.wait_for(lambda p=page, st=st: p.version >= st.version)
+                    await server.wait_for(partial(has_version, [page], st.version))
                     n = len(page.results)
                     await page.ws.send_json({"type": "act", "id": n, "version": st.version,
                                              "intent": action_json(action)})
-                    await server.wait_for(lambda p=page, n=n: len(p.results) > n)
+                    await server.wait_for(partial(answered, page, n))
                     assert page.results[-1]["ok"], page.results[-1]
                     moves["page"] += 1
-                await server.wait_for(lambda st=st: s.state is not st)
+                await server.wait_for(moved(s, st))
                 new = s.state
                 assert new is not None
                 # both pages have the new version within a second (and Vera's hand message
                 # offers her buttons at each version where it is her move: action_button)
-                await server.wait_for(
-                    lambda v=new.version: all(p.version >= v for p in pages.values()),
-                    1.0, what="both pages in step")
+                await server.wait_for(partial(has_version, list(pages.values()), new.version),
+                                      1.0, what="both pages in step")
             assert moves["page"] >= 10 and moves["button"] >= 4
             # the group's table shows the deal's end, as with buttons only
             await server.wait_for(lambda: "Кон 1" in txt(table_msg)
