@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bot.engine.game import forced_action
 from bot.engine.state import GameState
 from tests.bot.helpers import service
 from tests.fakeapi import FakeTelegramServer
@@ -24,13 +25,13 @@ async def _my_move(page: Any) -> None:
     first button (a bid, the talon, the contract)."""
     legal = page.locator("#hand .card.legal")
     if await legal.count():
-        card = legal.first
-        await card.click()
+        card = legal.first  # (touched at its visible left edge: the fan overlaps)
+        await card.click(position={"x": 8, "y": 30})
         main = page.locator("#panel button:not(.alt)")
         if await main.count():
             await main.first.click()
         else:
-            await card.click()
+            await card.click(position={"x": 8, "y": 30})
         return
     chips = page.locator("#panel button:not(.alt)")
     if await chips.count():
@@ -73,8 +74,8 @@ async def test_a_whole_solo_deal_by_touch(server: FakeTelegramServer, db: Path,
             assert st is not None
             if len(st.history) >= 1:
                 break
-            if st.to_act != 0:
-                await page.wait_for_timeout(50)
+            if st.to_act != 0 or (s.forced and forced_action(st) is not None):
+                await page.wait_for_timeout(50)  # (a last card is played by the bot)
                 continue
             await page.wait_for_function(
                 f"document.body.dataset.version == '{st.version}'", timeout=5000)

@@ -181,14 +181,20 @@
   function rel(seat) { return (seat - V.seat + V.n) % V.n; }
 
   function place(seat) {
-    // me at the bottom; the next seats clockwise: left, (top), right
-    var r = rel(seat);
-    if (r === 0) return "bottom";
-    var active = V.active.length ? V.active.length : V.n;
+    // me at the bottom; the others clockwise from my left: left, (top), right; at a table
+    // of four the dealer who sits the deal out is at the top
+    if (seat === V.seat) return "bottom";
     if (V.n === 2) return "top";
-    if (V.n === 4) return ["bottom", "left", "top", "right"][r];
-    void active;
-    return r === 1 ? "left" : "right";
+    var out = V.n === 4 && V.active.length === 3 && V.active.indexOf(seat) < 0;
+    if (out) return "top";
+    var order = [];
+    for (var r = 1; r < V.n; r++) {
+      var s = (V.seat + r) % V.n;
+      if (!(V.n === 4 && V.active.length === 3 && V.active.indexOf(s) < 0)) order.push(s);
+    }
+    var i = order.indexOf(seat);
+    if (order.length === 3) return ["left", "top", "right"][i];
+    return i === 0 ? "left" : "right";
   }
 
   function name(seat) {
