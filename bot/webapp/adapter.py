@@ -97,16 +97,18 @@ class ServicePort:
             return Refusal("not_seated", t(lang, "popup.not_seated"))
         st = s.state
         labels = s.labels()
-        summary = ""
+        summary, summary_deal = "", 0
         if st.history:
             last = st.history[-1]
             summary = _plain(render_deal_end(lang, sheet_row(last), labels).text)
+            summary_deal = last.number
         timed = self.service.config.timeout(s.pace) is not None  # (unhurried: no clock)
         deadline = s.deadline if timed and not s.solo and st.to_act >= 0 else None
         place = SeatPlace(
             game_id=game_id, names=tuple(x.name for x in labels),
             computers=tuple(x.computer for x in labels), solo=s.solo,
             hints=hints_allowed(s), deadline=deadline, summary=summary,
+            summary_deal=summary_deal,
             rows=tuple(h.totals for h in st.history))
         return SeatView(view(st, seat), place, lang, over=st.phase == Phase.GAME_OVER)
 
@@ -119,6 +121,11 @@ class ServicePort:
             data = cb.encode(game_id, version, cb.HINT)
         elif kind == "rematch" and len(intent) == 1:
             data = cb.encode(game_id, 0, cb.REMATCH)
+        elif kind == "analyse" and set(intent) == {"kind", "deal"}:
+            deal = intent.get("deal")
+            if not isinstance(deal, int) or isinstance(deal, bool) or not 0 < deal < 10_000:
+                return Refusal("malformed", t(lang, "popup.unknown"))
+            data = cb.encode(game_id, 0, cb.ANALYSE, str(deal))
         else:  # a game action: the data of the hand button it stands for
             a = action_of(intent)
             try:
@@ -133,7 +140,7 @@ class ServicePort:
         answer = await self.service.press(data, ref, where)
         if answer.text is None:
             return None
-        if kind == "hint":
+        if kind in ("hint", "analyse"):
             return _plain(answer.text)
         return self._refusal(lang, answer.text)
 

@@ -139,6 +139,7 @@ def seat_payload(sv: SeatView) -> Json:
         "totals": list(v.totals),
         "winner": v.winner,
         "summary": p.summary,
+        "summary_deal": p.summary_deal,
         "sheet": [list(r) for r in p.rows],
         "rule_players": v.rules.players,
     }

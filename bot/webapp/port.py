@@ -35,6 +35,7 @@ class SeatPlace:
     hints: bool  # 💡 allowed at this table
     deadline: float | None  # when the turn times out (unix seconds), None: no clock
     summary: str = ""  # the last finished deal's summary, plain text from the catalogs
+    summary_deal: int = 0  # that deal's number (its 🔍 analysis)
     rows: tuple[tuple[int, ...], ...] = field(default=())  # the sheet: totals after each deal
 
 

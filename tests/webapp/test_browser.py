@@ -97,6 +97,10 @@ async def test_a_whole_solo_deal_by_touch(server: FakeTelegramServer, db: Path,
         assert "Кон 1" in (await page.inner_text("#summary-body"))
         assert await page.evaluate("Telegram.WebApp.BackButton.isVisible")
         await page.screenshot(path=str(IMG / "webapp-summary.png"))
+        # 🔍: the deal analysed, through the same press as the summary's button
+        await page.click("#summary-analyse")
+        await page.wait_for_selector("#toast:not([hidden])", timeout=30000)
+        assert "🔍 Кон 1" in await page.inner_text("#toast")
         await page.evaluate("Telegram.WebApp.__back()")
         assert await page.locator("#summary").is_hidden()
         calls = await page.evaluate("window.__tg_calls")

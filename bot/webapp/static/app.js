@@ -96,6 +96,7 @@
       $("sheet-close").textContent = fmt("close");
       $("summary-title").textContent = fmt("summary");
       $("summary-close").textContent = fmt("close");
+      $("summary-analyse").textContent = fmt("analyse");
       var wanted = Number(params.get("game") || 0) || Number(r.start || 0) || (r.games || [])[0];
       if (!wanted) { message(fmt("no_game")); return; }
       game = wanted;
@@ -105,6 +106,9 @@
     $("sheet-btn").onclick = openSheet;
     $("sheet-close").onclick = closeOverlays;
     $("summary-close").onclick = closeOverlays;
+    $("summary-analyse").onclick = function () {
+      if (V && V.summary_deal) act({ kind: "analyse", deal: V.summary_deal });
+    };
     $("hint-btn").onclick = function () { act({ kind: "hint" }); };
   }
 
