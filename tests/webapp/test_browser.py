@@ -103,6 +103,18 @@ async def test_a_whole_solo_deal_by_touch(server: FakeTelegramServer, db: Path,
         assert "🔍 Кон 1" in await page.inner_text("#toast")
         await page.evaluate("Telegram.WebApp.__back()")
         assert await page.locator("#summary").is_hidden()
+        assert not await page.evaluate("Telegram.WebApp.BackButton.isVisible")
+        # 📋 the sheet: a row per deal and the totals; the four-colour deck as a setting
+        await page.click("#sheet-btn")
+        assert await page.locator("table.sheet tr").count() == 3  # names, deal 1, totals
+        assert "Анна" in await page.inner_text("table.sheet")
+        assert await page.evaluate("Telegram.WebApp.BackButton.isVisible")
+        await page.click("#four")
+        colour = await page.evaluate(
+            "getComputedStyle(document.documentElement).getPropertyValue('--suit-D')")
+        assert colour.strip() == "#1565c0"
+        await page.evaluate("Telegram.WebApp.__back()")
+        assert await page.locator("#sheet").is_hidden()
         calls = await page.evaluate("window.__tg_calls")
         assert any(c.startswith("impact") for c in calls)
         # every view the page received holds only cards its seat may know

@@ -97,6 +97,7 @@
       $("summary-title").textContent = fmt("summary");
       $("summary-close").textContent = fmt("close");
       $("summary-analyse").textContent = fmt("analyse");
+      $("four-label").textContent = fmt("four_colours");
       var wanted = Number(params.get("game") || 0) || Number(r.start || 0) || (r.games || [])[0];
       if (!wanted) { message(fmt("no_game")); return; }
       game = wanted;
@@ -110,6 +111,28 @@
       if (V && V.summary_deal) act({ kind: "analyse", deal: V.summary_deal });
     };
     $("hint-btn").onclick = function () { act({ kind: "hint" }); };
+    setupFour();
+  }
+
+  // the four-colour deck: a setting of the person (Telegram's CloudStorage, else this device)
+  function setFour(on) {
+    document.documentElement.classList.toggle("four", on);
+    $("four").checked = on;
+  }
+
+  function setupFour() {
+    var cloud = tg && tg.CloudStorage;
+    try { setFour(localStorage.getItem("four") === "1"); } catch (e) { /* private mode */ }
+    if (cloud && cloud.getItem) {
+      cloud.getItem("four", function (err, value) { if (!err && value) setFour(value === "1"); });
+    }
+    $("four").onchange = function () {
+      var on = $("four").checked;
+      setFour(on);
+      try { localStorage.setItem("four", on ? "1" : "0"); } catch (e) { /* private mode */ }
+      if (cloud && cloud.setItem) cloud.setItem("four", on ? "1" : "0");
+      if (V) render();
+    };
   }
 
   // ------------------------------------------------------------------ the socket

@@ -11,7 +11,7 @@
 
   function face(code) {
     var c = parse(code);
-    var colour = RED[c.suit] ? "var(--card-red)" : "var(--card-black)";
+    var colour = "var(--suit-" + c.suit + ")"; // red and black; four colours as a setting
     var s = SUIT[c.suit];
     var wide = c.rank.length > 1;
     var rankSize = wide ? 34 : 40;
