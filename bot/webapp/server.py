@@ -4,6 +4,7 @@
     GET  /api/texts?lang=L the page's texts (before a session: opened outside Telegram)
     POST /api/session      {"init": initData} -> {"token", "lang", "texts", "games"}
     GET  /api/view?game=G  the seat's whole view (Authorization: Bearer <token>)
+    GET  /api/games        the person's games now, newest first (after a rematch)
     POST /api/act          {"game", "version", "intent"} -> {"ok": true} or a refusal
     GET  /ws               WebSocket: first {"type": "hello", "token", "game"}; then the
                            server pushes {"type": "view", "view"} after every change and the
@@ -152,6 +153,7 @@ class WebAppServer:
         app.router.add_get("/api/texts", self._texts)
         app.router.add_post("/api/session", self._session)
         app.router.add_get("/api/view", self._view)
+        app.router.add_get("/api/games", self._games)
         app.router.add_post("/api/act", self._act)
         app.router.add_get("/ws", self._ws)
         return app
@@ -266,6 +268,14 @@ class WebAppServer:
         if isinstance(got, Refusal):
             return self.refuse(got.code, lang, got.text, status=403)
         return web.json_response({"ok": True, "view": seat_payload(got)})
+
+    async def _games(self, request: web.Request) -> web.Response:
+        """The person's games now, newest first (the page follows a rematch to its game)."""
+        try:
+            uid, _ = self._who(request)
+        except AuthError as e:
+            return self.refuse(e.code, DEFAULT_LANG, status=401)
+        return web.json_response({"ok": True, "games": self.port.games_of(uid)})
 
     async def _act(self, request: web.Request) -> web.Response:
         try:

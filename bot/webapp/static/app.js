@@ -153,8 +153,11 @@
         V = msg.view;
         onView(before);
       } else if (msg.type === "result") {
+        var intent = pending[msg.id];
+        delete pending[msg.id];
         if (!msg.ok) { haptic("note", "error"); toast(msg.text); }
         else if (msg.text) { toast(msg.text, 6000); }
+        if (msg.ok && intent && intent.kind === "rematch") followRematch(10);
       } else if (msg.type === "refused") {
         ws.onclose = null;
         message(msg.text);
@@ -173,11 +176,32 @@
     return false;
   }
 
+  var pending = {}; // request id -> intent, for what follows an accepted one
+
   function act(intent) {
     if (!V) return;
-    if (!send({ type: "act", id: nextId++, version: V.version, intent: intent })) {
+    var id = nextId++;
+    pending[id] = intent;
+    if (!send({ type: "act", id: id, version: V.version, intent: intent })) {
       toast(fmt("err.offline"));
     }
+  }
+
+  function followRematch(tries) {
+    // the rematch is a new game: the page moves to it once the bot has started it
+    api("api/games").then(function (r) {
+      var next = (r.games || [])[0];
+      if (next && next !== game) {
+        game = next;
+        V = null;
+        shownSummary = 0;
+        if (ws) { ws.onclose = null; ws.close(); }
+        message(fmt("connecting"));
+        connect();
+      } else if (tries > 0) {
+        setTimeout(function () { followRematch(tries - 1); }, 500);
+      }
+    });
   }
 
   // ------------------------------------------------------------------ what changed
