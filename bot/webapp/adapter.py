@@ -25,7 +25,7 @@ from bot.tg.model import sheet_row
 from bot.tg.rooms.service import GameService, Session, UserRef, Where
 from bot.tg.rooms.session import hints_allowed
 from bot.tg.view import callbacks as cb
-from bot.tg.view.sheet import render_deal_end
+from bot.tg.view.sheet import render_deal_end, render_score
 from bot.webapp.auth import WebUser
 from bot.webapp.payload import action_of
 from bot.webapp.port import Changed, Intent, Refusal, SeatPlace, SeatView
@@ -109,6 +109,8 @@ class ServicePort:
             computers=tuple(x.computer for x in labels), solo=s.solo,
             hints=hints_allowed(s), deadline=deadline, summary=summary,
             summary_deal=summary_deal,
+            sheet=_plain(render_score(lang, [sheet_row(h) for h in st.history], labels))
+            if st.history else "",
             rows=tuple(h.totals for h in st.history))
         return SeatView(view(st, seat), place, lang, over=st.phase == Phase.GAME_OVER)
 

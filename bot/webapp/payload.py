@@ -141,6 +141,7 @@ def seat_payload(sv: SeatView) -> Json:
         "summary": p.summary,
         "summary_deal": p.summary_deal,
         "sheet": [list(r) for r in p.rows],
+        "sheet_text": p.sheet,
         "rule_players": v.rules.players,
     }
 

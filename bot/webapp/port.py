@@ -37,6 +37,7 @@ class SeatPlace:
     summary: str = ""  # the last finished deal's summary, plain text from the catalogs
     summary_deal: int = 0  # that deal's number (its 🔍 analysis)
     rows: tuple[tuple[int, ...], ...] = field(default=())  # the sheet: totals after each deal
+    sheet: str = ""  # the score sheet like the paper one (monospace, marks, legend: /score)
 
 
 @dataclass(frozen=True, slots=True)

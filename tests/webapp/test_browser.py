@@ -101,13 +101,16 @@ async def test_a_whole_solo_deal_by_touch(server: FakeTelegramServer, db: Path,
         await page.click("#summary-analyse")
         await page.wait_for_selector("#toast:not([hidden])", timeout=30000)
         assert "🔍 Кон 1" in await page.inner_text("#toast")
+        await page.click("#toast")  # a tap dismisses it
+        assert await page.locator("#toast").is_hidden()
         await page.evaluate("Telegram.WebApp.__back()")
         assert await page.locator("#summary").is_hidden()
         assert not await page.evaluate("Telegram.WebApp.BackButton.isVisible")
         # 📋 the sheet: a row per deal and the totals; the four-colour deck as a setting
         await page.click("#sheet-btn")
-        assert await page.locator("table.sheet tr").count() == 3  # names, deal 1, totals
-        assert "Анна" in await page.inner_text("table.sheet")
+        paper = await page.inner_text("#sheet pre.paper")  # as /score shows it
+        assert "Анна" in paper and "  1 " in paper and "160" in paper
+        await page.screenshot(path=str(IMG / "webapp-sheet.png"))
         assert await page.evaluate("Telegram.WebApp.BackButton.isVisible")
         await page.click("#four")
         colour = await page.evaluate(

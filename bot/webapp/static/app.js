@@ -112,6 +112,7 @@
     };
     $("hint-btn").onclick = function () { act({ kind: "hint" }); };
     setupFour();
+    $("toast").onclick = function () { $("toast").hidden = true; }; // a tap dismisses it
   }
 
   // the four-colour deck: a setting of the person (Telegram's CloudStorage, else this device)
@@ -528,8 +529,8 @@
       tot.appendChild(el("td", "", fmt("total")));
       v.totals.forEach(function (x) { tot.appendChild(el("td", "", num(x))); });
       table.appendChild(tot);
-      body.appendChild(table);
-      if (v.summary) body.appendChild(el("pre", "", v.summary));
+      if (v.sheet_text) body.appendChild(el("pre", "paper", v.sheet_text));
+      else body.appendChild(table);
     }
     showOverlay("sheet");
   }
