@@ -111,10 +111,10 @@ async def test_a_page_plays_through_the_press_path(server: FakeTelegramServer,
         body = await session_token(http, app, server, anna)
         assert body["games"] == [gid]
         async with http.get(base_url(app) + "/api/games",
-                            headers={"Authorization": f"Bearer {token}"}) as r:
-            assert (await r.json())["games"] == [gid]
-        async with http.get(base_url(app) + "/api/games") as r:
-            assert r.status == 401
+                            headers={"Authorization": f"Bearer {token}"}) as got:
+            assert (await got.json())["games"] == [gid]
+        async with http.get(base_url(app) + "/api/games") as got:
+            assert got.status == 401
         # (the computers are instant here: it is soon Anna's move)
         await server.wait_for(lambda: s.state is not None and s.state.to_act == 0)
         ws = await http.ws_connect(base_url(app) + "/ws")
