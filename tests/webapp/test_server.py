@@ -13,6 +13,7 @@ import aiohttp
 from prometheus_client import generate_latest
 
 from bot.engine.views import view
+from bot.i18n import t
 from bot.tg.io.app import ThousandApplication
 from bot.webapp.auth import SessionKey
 from bot.webapp.payload import action_json
@@ -111,10 +112,10 @@ async def test_a_page_plays_through_the_press_path(server: FakeTelegramServer,
         body = await session_token(http, app, server, anna)
         assert body["games"] == [gid]
         async with http.get(base_url(app) + "/api/games",
-                            headers={"Authorization": f"Bearer {token}"}) as got:
-            assert (await got.json())["games"] == [gid]
-        async with http.get(base_url(app) + "/api/games") as got:
-            assert got.status == 401
+                            headers={"Authorization": f"Bearer {token}"}) as listed:
+            assert (await listed.json())["games"] == [gid]
+        async with http.get(base_url(app) + "/api/games") as listed:
+            assert listed.status == 401
         # (the computers are instant here: it is soon Anna's move)
         await server.wait_for(lambda: s.state is not None and s.state.to_act == 0)
         ws = await http.ws_connect(base_url(app) + "/ws")
@@ -133,7 +134,7 @@ async def test_a_page_plays_through_the_press_path(server: FakeTelegramServer,
                             "intent": action_json(view(st, 0).legal[0])})
         r = await _result(ws)
         assert (r["ok"], r["code"], r["id"]) == (False, "stale", 1)
-        assert r["text"] == "Эта кнопка устарела" or r["text"]
+        assert r["text"] == t("ru", "popup.stale")  # the reason, as a stale button says it
         await ws.send_json({"type": "act", "id": 2, "version": version,
                             "intent": {"kind": "play", "card": "XX"}})
         assert (await _result(ws))["code"] == "malformed"
