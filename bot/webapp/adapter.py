@@ -90,11 +90,13 @@ class ServicePort:
         await self.service.restore.touch_game(game_id)
         s = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
         lang = self._lang(s, user_id)
-        if s is None or s.state is None:
+        if s is None or (s.state is None and s.status != "lobby"):
             return Refusal("stale", t(lang, "popup.stale"))
         seat = s.seat_of(user_id)
         if seat < 0:
             return Refusal("not_seated", t(lang, "popup.not_seated"))
+        if s.status == "lobby":  # opened from the solo setup: the table comes with "Play"
+            return Refusal("not_started", t(lang, "webapp.not_started"))
         st = s.state
         labels = s.labels()
         summary, summary_deal = "", 0

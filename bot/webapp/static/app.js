@@ -162,6 +162,7 @@
       } else if (msg.type === "refused") {
         ws.onclose = null;
         message(msg.text);
+        if (msg.code === "not_started") setTimeout(connect, 2000); // until "Play" is pressed
       }
     };
     ws.onclose = function () {
