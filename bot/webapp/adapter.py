@@ -98,6 +98,8 @@ class ServicePort:
         if s.status == "lobby":  # opened from the solo setup: the table comes with "Play"
             return Refusal("not_started", t(lang, "webapp.not_started"))
         st = s.state
+        if st is None:
+            return Refusal("stale", t(lang, "popup.stale"))
         labels = s.labels()
         summary, summary_deal = "", 0
         if st.history:
