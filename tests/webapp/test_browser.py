@@ -59,8 +59,13 @@ async def test_a_whole_solo_deal_by_touch(server: FakeTelegramServer, db: Path,
         page = await open_page(browser, f"{base_url(app)}/?game={gid}",
                                init_data(anna, server.token))
         frames: list[dict[str, Any]] = []
-        page.on("websocket", lambda ws: ws.on(
-            "framereceived", lambda f: frames.append(json.loads(f))))
+        opened: list[Any] = []
+
+        def socket(ws: Any) -> None:
+            opened.append(ws)
+            ws.on("framereceived", lambda f: frames.append(json.loads(f)))
+
+        page.on("websocket", socket)
         await page.goto(f"{base_url(app)}/?game={gid}")
         await page.wait_for_selector("#hand .card", timeout=10000)
         calls = await page.evaluate("window.__tg_calls")
@@ -118,6 +123,33 @@ async def test_a_whole_solo_deal_by_touch(server: FakeTelegramServer, db: Path,
         assert colour.strip() == "#1565c0"
         await page.evaluate("Telegram.WebApp.__back()")
         assert await page.locator("#sheet").is_hidden()
+        # back to the foreground: the whole view again (of the same version: nothing moved
+        # meanwhile, it is Anna's move); a dropped socket: reconnected, the whole view again
+        await server.wait_for(lambda: s.state is not None and s.state.to_act == 0)
+        now = s.state.version if s.state is not None else -1
+        await page.wait_for_function(f"document.body.dataset.version == '{now}'")
+        count = len(frames)
+        await page.evaluate("Telegram.WebApp.__fire('activated')")
+
+        def again() -> bool:
+            return any(f.get("type") == "view" and f["view"]["version"] == now
+                       for f in frames[count:])
+
+        for _ in range(100):
+            if again():
+                break
+            await page.wait_for_timeout(20)
+        assert again()
+        sockets = len(opened)
+        for pages in list(app.webapp.pages.values()):
+            for p in list(pages):
+                await app.webapp._drop(p, "test")
+        count = len(frames)
+        for _ in range(200):
+            if len(opened) > sockets and any(f.get("type") == "view" for f in frames[count:]):
+                break
+            await page.wait_for_timeout(20)
+        assert len(opened) > sockets and any(f.get("type") == "view" for f in frames[count:])
         calls = await page.evaluate("window.__tg_calls")
         assert any(c.startswith("impact") for c in calls)
         # every view the page received holds only cards its seat may know
