@@ -167,3 +167,61 @@ async def test_a_whole_solo_deal_by_touch(server: FakeTelegramServer, db: Path,
         await dark.wait_for_selector("#hand .card")
         await dark.wait_for_timeout(300)
         await dark.screenshot(path=str(IMG / "webapp-dark.png"))
+
+
+async def test_a_group_deal_two_on_pages_one_with_buttons(server: FakeTelegramServer, db: Path,
+                                                          browser: Any) -> None:
+    """Anna and Boris touch their pages, Vera presses her buttons: one deal of a group
+    table to its end, every page in step with every move."""
+    from tests.bot.helpers import action_button, open_table, start_private
+
+    anna = server.add_user(1001, "Анна")
+    boris = server.add_user(1002, "Борис")
+    vera = server.add_user(1003, "Вера")
+    group = -100778
+    server.add_group(group, "Клуб", members=[anna, boris, vera])
+    async with webapp_running(server, db, seed=5) as app:
+        await start_private(server, anna, boris, vera)
+        gid, _ = await open_table(server, app, group, anna, [boris, vera])
+        s = service(app).sessions[gid]
+        await server.wait_for(lambda: s.state is not None)
+        pages = {}
+        for person in (anna, boris):
+            page = await open_page(browser, "", init_data(person, server.token))
+            await page.goto(f"{base_url(app)}/?game={gid}")
+            await page.wait_for_selector("#hand .card", timeout=10000)
+            pages[s.seat_of(person.id)] = page
+        touched = pressed = 0
+        for _ in range(200):
+            st = s.state
+            assert st is not None
+            if st.history:
+                break
+            if s.forced and forced_action(st) is not None:  # the bot plays it at once
+                await server.wait_for(lambda st=st: s.state is not st)  # type: ignore[misc]
+                continue
+            for page in pages.values():  # every page shows the table as it is now
+                await page.wait_for_function(
+                    f"Number(document.body.dataset.version) >= {st.version}", timeout=5000)
+            if s.state is not st:
+                continue
+            seat = st.to_act
+            if seat in pages:
+                await _my_move(pages[seat])
+                touched += 1
+            else:
+                found = action_button(server, vera, gid, st.version)
+                assert found is not None
+                msg, button = found
+                assert button.callback_data is not None
+                answer = await server.press(vera, vera.chat, msg.message_id,
+                                            button.callback_data)
+                assert answer is not None and answer.text is None
+                pressed += 1
+            await server.wait_for(lambda st=st: s.state is not st)  # type: ignore[misc]
+        st = s.state
+        assert st is not None and st.history, "the deal did not end"
+        assert touched >= 8 and pressed >= 4
+        for page in pages.values():  # the deal's summary on both pages
+            await page.wait_for_selector("#summary:not([hidden])", timeout=5000)
+            assert "Кон 1" in await page.inner_text("#summary-body")
