@@ -210,11 +210,9 @@
 
   function onView(before) {
     if (before && before.version !== V.version) { lifted = null; choice = null; }
-    if (before && V.phase === "play") {
-      var hadTricks = before.last_trick ? before.number === V.number : false;
-      if (V.last_trick && V.trick.length === 0 && before.trick.length > 0 &&
-          V.last_trick.winner === V.seat) haptic("note", "success");
-      void hadTricks;
+    if (before && V.phase === "play" && V.last_trick && V.trick.length === 0 &&
+        before.trick.length > 0 && V.last_trick.winner === V.seat) {
+      haptic("note", "success"); // a trick won
     }
     if (tg && tg.enableClosingConfirmation) {
       if (V.over) tg.disableClosingConfirmation(); else tg.enableClosingConfirmation();
