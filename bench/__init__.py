@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "inference": "how much the inference's factors tell the real deal from sampled ones",
     "passing": "how often hard's pass reaches the bid on the real deal, against the fitted pair",
     "faults": "games through a Bot API failing and answering late, then going on",
+    "web": "what open Mini App pages cost: CPU per move, stored-to-page time, memory",
 }
 
 
@@ -41,6 +42,10 @@ def _command(name: str) -> Callable[[list[str]], int]:
         from bench.bot import main as bench_bot
 
         return bench_bot
+    if name == "web":
+        from bench.web import main as bench_web
+
+        return bench_web
     if name == "hints":
         from bench.hints import main as bench_hints
 

@@ -125,6 +125,17 @@ class Settings(BaseSettings):
     metrics_listen: str = Field(
         "127.0.0.1", description="The address the health and metrics server binds.",
     )
+    webapp_url: str = Field(
+        "",
+        description="The public https address of the Mini App (the table page, served by "
+                    "the bot itself on WEBAPP_PORT behind a reverse proxy); empty: no Mini "
+                    "App, and nothing of it is shown (docs/webapp.md).",
+    )
+    webapp_listen: str = Field("127.0.0.1", description="The address the Mini App server binds.")
+    webapp_port: int = Field(
+        8090, ge=0, le=65535,
+        description="The port of the Mini App's page and API (0 in tests: a free one).",
+    )
     log_format: Literal["text", "json"] = Field(
         "text", description="text: one readable line per record; json: one JSON object a "
                             "line (game, chat, update id and process name where they apply).",
@@ -187,6 +198,14 @@ class Settings(BaseSettings):
             raise ValueError("must be an https URL such as https://bot.example.org/telegram")
         return value
 
+    @field_validator("webapp_url")
+    @classmethod
+    def _check_webapp_url(cls, value: str) -> str:
+        value = value.strip()
+        if value and not re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", value):
+            raise ValueError("must be an https URL such as https://bot.example.org/app/")
+        return value
+
     @field_validator("webhook_secret")
     @classmethod
     def _check_secret(cls, value: SecretStr) -> SecretStr:
@@ -201,6 +220,9 @@ class Settings(BaseSettings):
             raise ValueError("WEBHOOK_SECRET must be set when WEBHOOK_URL is set")
         if self.webhook_url and self.metrics_port and self.metrics_port == self.webhook_port:
             raise ValueError("METRICS_PORT must differ from WEBHOOK_PORT")
+        if self.webapp_url and self.webapp_port and self.webapp_port in (
+                self.metrics_port, self.webhook_port if self.webhook_url else 0):
+            raise ValueError("WEBAPP_PORT must differ from METRICS_PORT and WEBHOOK_PORT")
         return self
 
     @property

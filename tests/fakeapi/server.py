@@ -200,7 +200,8 @@ setMyCommands, getMyCommands, deleteMyCommands, setMyName/Description/ShortDescr
 getters, sendMessage, sendPhoto, sendDocument (multipart uploads as PTB sends them, or the
 file_id of a stored file), getFile, editMessageText, editMessageReplyMarkup, deleteMessage,
 answerCallbackQuery, getChat, getChatMember, getChatAdministrators, pinChatMessage,
-unpinChatMessage, sendChatAction, leaveChat, createForumTopic, editForumTopic, closeForumTopic,
+unpinChatMessage, sendChatAction, setChatMenuButton, getChatMenuButton, leaveChat,
+createForumTopic, editForumTopic, closeForumTopic,
 reopenForumTopic, deleteForumTopic, closeGeneralForumTopic, reopenGeneralForumTopic.  Any other
 method known to the spec is answered 400
 and recorded as a violation ("not implemented by the fake server"); an unknown method gets 404
@@ -1033,6 +1034,8 @@ class FakeTelegramServer:
         self._poll_generation = 0
         self._query_ids = itertools.count(5_120_000_000_000_000_001)
         self._commands: dict[tuple[str, str], list[JSONDict]] = {}
+        # setChatMenuButton: chat id (None: the default of private chats) -> the button
+        self.menu_buttons: dict[int | None, JSONDict] = {}
         self.files: dict[str, StoredFile] = {}  # by file_id
         self._files_by_path: dict[str, StoredFile] = {}
         self._file_ids = itertools.count(1)
@@ -1092,6 +1095,8 @@ class FakeTelegramServer:
             "pinchatmessage": self._pin_chat_message,
             "unpinchatmessage": self._unpin_chat_message,
             "sendchataction": self._send_chat_action,
+            "setchatmenubutton": self._set_chat_menu_button,
+            "getchatmenubutton": self._get_chat_menu_button,
             "leavechat": self._leave_chat,
             "createforumtopic": self._create_forum_topic,
             "editforumtopic": self._edit_forum_topic,
@@ -3002,6 +3007,22 @@ class FakeTelegramServer:
     async def _send_chat_action(self, params: JSONDict, rec: RecordedRequest) -> bool:
         self._resolve_chat(params.get("chat_id"), rec, sending=True)
         return True
+
+    async def _set_chat_menu_button(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        chat_id = params.get("chat_id")
+        if chat_id is not None:
+            chat = self._resolve_chat(chat_id, rec, sending=False)
+            if chat.is_group:
+                raise ApiError(400, "Bad Request: chat_id must be a private chat")
+            chat_id = chat.id
+        button = params.get("menu_button") or {"type": "default"}
+        self.menu_buttons[chat_id] = json.loads(json.dumps(button))
+        return True
+
+    async def _get_chat_menu_button(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        chat_id = params.get("chat_id")
+        button = self.menu_buttons.get(chat_id if isinstance(chat_id, int) else None)
+        return button or self.menu_buttons.get(None) or {"type": "commands"}
 
     async def _leave_chat(self, params: JSONDict, rec: RecordedRequest) -> bool:
         chat = self._resolve_chat(params.get("chat_id"), rec, sending=False)

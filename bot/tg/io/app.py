@@ -15,16 +15,16 @@ import random
 import sys
 from typing import Any
 
-from telegram import BotCommand, BotCommandScopeDefault, Update
+from telegram import BotCommand, BotCommandScopeDefault, MenuButtonWebApp, Update, WebAppInfo
 from telegram.error import TelegramError
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest, HTTPXRequest
 
 from bot.config import Settings
-from bot.i18n import LANGS, t
+from bot.i18n import DEFAULT_LANG, LANGS, t
 from bot.ops import logs
 from bot.ops.metrics import BotMetrics
-from bot.ops.server import OpsServer
+from bot.ops.server import ListenError, OpsServer
 from bot.tg import metrics as M
 from bot.tg.io.aiohttp_request import AiohttpRequest
 from bot.tg.io.coord import SharedCoordinator, SharedSends, owner_name
@@ -34,6 +34,8 @@ from bot.tg.io.outbox import Outbox
 from bot.tg.io.thinking import Thinker
 from bot.tg.rooms.service import GameService
 from bot.tg.view.callbacks import decode
+from bot.webapp.adapter import ServicePort
+from bot.webapp.server import WebAppServer, WebMetrics, register_metrics
 from storage import Backend, open_storage
 
 log = logging.getLogger(__name__)
@@ -96,6 +98,7 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
     requests: tuple[BaseRequest, ...]
     ops: BotMetrics | None  # Prometheus metrics (METRICS_PORT set, or the bench's --metrics)
     ops_server: OpsServer | None
+    webapp: WebAppServer | None  # the Mini App's server (WEBAPP_URL set: bot/webapp/)
 
     def log_context(self, update: Update) -> None:
         """The update, its chat and its game, for LOG_FORMAT=json (``bot/ops/logs.py``);
@@ -142,10 +145,13 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
             quick_turn_timeout=s.quick_turn_timeout, unhurried_ping_after=s.unhurried_ping_after,
             unhurried_ping_again=s.unhurried_ping_again, ping_quiet=s.ping_quiet)
         service.config.bot_username = self.bot.username
+        service.config.webapp_url = s.webapp_url
         self.service = service
         self.bot_data["service"] = service
         if self.ops is not None:
             await self._start_ops(self.ops, service, coord)
+        if s.webapp_url:
+            await self._start_webapp(service)
         await self._register_commands()
         restored = await service.start()
         freeze_startup()
@@ -180,6 +186,27 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
             await server.start()
             self.ops_server = server
 
+    async def _start_webapp(self, service: GameService) -> None:
+        """The Mini App's page and API on WEBAPP_PORT (polling and webhook mode alike)."""
+        s = self.settings
+        metrics = WebMetrics()
+        if self.ops is not None:
+            register_metrics(metrics, self.ops.registry)
+        server = WebAppServer(ServicePort(service), s.token, host=s.webapp_listen,
+                              listen_port=s.webapp_port, metrics=metrics,
+                              poll=1.0 if service.coord.shared else 0.0)
+        try:
+            await server.start()
+        except OSError as e:
+            raise ListenError(f"cannot listen on {s.webapp_listen}:{s.webapp_port} "
+                              f"(WEBAPP_LISTEN, WEBAPP_PORT): {e.strerror or e}") from None
+        self.webapp = server
+        try:  # the menu button of private chats opens the page
+            await self.bot.set_chat_menu_button(menu_button=MenuButtonWebApp(
+                t(DEFAULT_LANG, "btn.webapp_menu"), WebAppInfo(s.webapp_url)))
+        except TelegramError as e:
+            log.warning("the menu button was not set: %s", e)
+
     async def _register_commands(self) -> None:
         try:
             for lang in LANGS:
@@ -192,6 +219,9 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
             log.warning("the command menu was not registered: %s", e)
 
     async def shutdown(self) -> None:
+        if self.webapp is not None:
+            await self.webapp.stop()
+            self.webapp = None
         if self.ops_server is not None:
             await self.ops_server.stop()
             self.ops_server = None
@@ -279,5 +309,6 @@ def build_application(
     app.ops_server = None
     if settings.log_format == "json":
         updates.context = app.log_context
+    app.webapp = None
     add_handlers(app)
     return app

@@ -82,6 +82,7 @@ from telegram import (
     InlineKeyboardMarkup,
     InputFile,
     LinkPreviewOptions,
+    WebAppInfo,
 )
 from telegram.constants import ParseMode
 from telegram.error import (
@@ -97,6 +98,7 @@ from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 from bot.ops import logs
 from bot.tg import metrics
+from bot.tg.view.common import Button
 from bot.tg.view.render import Keyboard, Rendered
 
 log = logging.getLogger(__name__)
@@ -125,11 +127,15 @@ def keyboard_json(keyboard: Keyboard) -> dict[str, Any] | None:
     apart again)."""
     if not keyboard:
         return None
-    return {"inline_keyboard": [
-        [{"text": b.text, "callback_data": b.data} if b.url is None
-         else {"text": b.text, "url": b.url} for b in row]
-        for row in keyboard
-    ]}
+    return {"inline_keyboard": [[_button_json(b) for b in row] for row in keyboard]}
+
+
+def _button_json(b: Button) -> dict[str, Any]:
+    if b.web_app is not None:
+        return {"text": b.text, "web_app": {"url": b.web_app}}
+    if b.url is not None:
+        return {"text": b.text, "url": b.url}
+    return {"text": b.text, "callback_data": b.data}
 
 
 NO_PREVIEW_JSON: dict[str, Any] = {"is_disabled": True}  # NO_PREVIEW.to_dict()
@@ -149,11 +155,15 @@ def layout_kw(keyboard: Keyboard, *, plain: bool) -> dict[str, Any]:
 def markup(keyboard: Keyboard) -> InlineKeyboardMarkup | None:
     if not keyboard:
         return None
-    return InlineKeyboardMarkup([
-        [InlineKeyboardButton(b.text, callback_data=b.data) if b.url is None
-         else InlineKeyboardButton(b.text, url=b.url) for b in row]
-        for row in keyboard
-    ])
+    return InlineKeyboardMarkup([[_button(b) for b in row] for row in keyboard])
+
+
+def _button(b: Button) -> InlineKeyboardButton:
+    if b.web_app is not None:
+        return InlineKeyboardButton(b.text, web_app=WebAppInfo(b.web_app))
+    if b.url is not None:
+        return InlineKeyboardButton(b.text, url=b.url)
+    return InlineKeyboardButton(b.text, callback_data=b.data)
 
 
 class GroupBudget:

@@ -67,6 +67,7 @@ class Config:
     rng: random.Random = field(default_factory=random.SystemRandom)
     clock: Callable[[], float] = time.time
     bot_username: str = "bot"
+    webapp_url: str = ""  # WEBAPP_URL: the Mini App (empty: none, nothing of it shown)
     idle_evict_after: float = IDLE_EVICT_AFTER  # 0: sessions never leave memory
 
     @property

@@ -97,6 +97,9 @@ class TableHooks:
     """A game just ended (its final move is stored and shown; it is unregistered)."""
     reload: Callable[[Session], Awaitable[None]] = _no_reload
     """Storage disagrees with memory (another process?): rebuild the session."""
+    changed: Callable[[Session], None] = lambda s: None
+    """A move was stored and ``s.state`` is its state (the Mini App's pages follow it:
+    bot/webapp/adapter.py)."""
 
 
 class TableRoom:
@@ -237,6 +240,7 @@ class TableRoom:
                 human=human)
         s.store_version += len(moves)
         s.state = after
+        self.hooks.changed(s)
         if self.coord.shared:  # what follows this move runs here (coord.py)
             await self.coord.took(s.game_id)
         for i, ((seat, _, by), text) in enumerate(zip(moves, texts, strict=True)):
@@ -339,7 +343,7 @@ class TableRoom:
         return R.TableInfo(s.game_id, s.labels(), tuple(s.events.get(deal, ())), s.solo,
                            hints_allowed(s), s.pace,
                            s.since if s.pace == UNHURRIED and s.since else None,
-                           keepers=keepers)
+                           keepers=keepers, webapp=self.config.webapp_url)
 
     def _replies_follow(self, s: Session, st: GameState) -> bool:
         """Within a press's merge window, is the next move made at once (a computer seat or

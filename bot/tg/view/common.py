@@ -27,6 +27,7 @@ class Button:
     text: str
     data: str | None = None
     url: str | None = None
+    web_app: str | None = None  # opens the Mini App at this URL (private chats only)
 
 
 Keyboard = tuple[tuple[Button, ...], ...]
@@ -39,7 +40,7 @@ class Rendered:
 
     def digest(self) -> str:
         """A short hash of the text and buttons (to skip an edit that would change nothing)."""
-        raw = json.dumps([self.text, [[(b.text, b.data, b.url) for b in row]
+        raw = json.dumps([self.text, [[(b.text, b.data, b.url, b.web_app) for b in row]
                                       for row in self.keyboard]], ensure_ascii=False)
         return hashlib.blake2b(raw.encode(), digest_size=8).hexdigest()
 

@@ -86,7 +86,15 @@ def render_hand(lang: str, v: TableView, info: TableInfo, page: str = "") -> Ren
                            reason=t(lang, "redeal.four_nines_after_pass")))
             rows.append((Button(t(lang, "btn.redeal"),
                                 cb.action_data(info.game_id, v.version, Action(REDEAL))),))
+    if info.webapp:  # the table as a page (bot/webapp/)
+        rows.append((Button(t(lang, "btn.webapp"), web_app=webapp_link(info.webapp,
+                                                                       info.game_id)),))
     return Rendered(fit("\n".join(lines)), tuple(rows))
+
+
+def webapp_link(url: str, game_id: int) -> str:
+    """The Mini App's address for one game (the page asks for that game's view)."""
+    return f"{url}?game={game_id}"
 
 
 NEXT_VALUES: Final = 3  # the next bids (or contracts) always on the first page

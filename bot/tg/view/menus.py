@@ -50,6 +50,7 @@ class LobbyInfo:
     forced: bool = True  # a person's only legal action is played at once
     hints: bool = False  # 💡 on the hand messages (a table setting, off by default)
     pace: str = "normal"  # quick, normal or unhurried (a table setting)
+    webapp: str = ""  # the Mini App's URL (WEBAPP_URL): a 🃏 button in the solo setup
 
 
 def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
@@ -194,6 +195,8 @@ def render_solo_setup(lang: str, info: LobbyInfo) -> Rendered:
          Button(t(lang, "btn.settings"), _menu(g, v, "m"))),
         (Button(t(lang, "btn.cancel"), cb.encode(g, v, cb.CANCEL)),),
     ]
+    if info.webapp:  # the page waits for "Play" and then shows the table (bot/webapp/)
+        rows.append((Button(t(lang, "btn.webapp"), web_app=f"{info.webapp}?game={g}"),))
     return Rendered(fit("\n".join(lines)), tuple(rows))
 
 

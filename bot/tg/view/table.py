@@ -44,6 +44,7 @@ class TableInfo:
     pace: str = "normal"  # quick, normal or unhurried (model.PACES)
     since: float | None = None  # an unhurried table: when the turn now began to wait
     keepers: K.KeepersInfo | None = None  # the keepers' controls of a group table (keepers.py)
+    webapp: str = ""  # the Mini App's URL (WEBAPP_URL): a 🃏 button on the hand message
 
 
 def _header(lang: str, v: TableView, seats: Sequence[SeatLabel]) -> list[str]:

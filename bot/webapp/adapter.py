@@ -1,0 +1,161 @@
+"""The one place where the Mini App meets today's rooms: ``TablePort`` on ``GameService``.
+
+* a look: the session in memory (rebuilt first if pending, as a press does), the seat of
+  the person, the engine's ``view`` of that seat;
+* an action: written as the callback data of the very button it stands for and handed to
+  ``GameService.press`` with the person's private chat as the place — the path of a press
+  on the private hand message, with all its checks (place, seat, turn, version, legality,
+  the table's lock) and its effects (stored, then shown in the group and the hand);
+* "game G changed": ``TableHooks.changed``, called by ``TableRoom._commit_all`` after a
+  move is stored.
+
+When the tables get one owner each that publishes events, this file is what is replaced.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import OrderedDict
+
+from bot.engine.state import Phase
+from bot.engine.views import view
+from bot.i18n import lang_of, t
+from bot.tg.model import sheet_row
+from bot.tg.rooms.service import GameService, Session, UserRef, Where
+from bot.tg.rooms.session import hints_allowed
+from bot.tg.view import callbacks as cb
+from bot.tg.view.sheet import render_deal_end, render_score
+from bot.webapp.auth import WebUser
+from bot.webapp.payload import action_of
+from bot.webapp.port import Changed, Intent, Refusal, SeatPlace, SeatView
+
+ENDED_KEPT = 256  # finished games whose last view stays readable by their pages
+_TAGS = re.compile(r"<[^>]+>")
+# the popups of a refused press, by key: a bounded label for each (the metrics)
+_REFUSALS = ("popup.stale", "popup.not_seated", "popup.unknown", "guard.wrong_place",
+             "popup.auto", "popup.paused", "guard.not_saved", "autopilot.off_popup",
+             "end.already", "end.not_seated")
+
+
+def _plain(text: str) -> str:
+    return html.unescape(_TAGS.sub("", text))
+
+
+class ServicePort:
+    """``TablePort`` on the rooms of one process."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self.listeners: list[Changed] = []
+        self.ended: OrderedDict[int, Session] = OrderedDict()
+        hooks = service.table.hooks
+        before = hooks.changed
+
+        def changed(s: Session) -> None:
+            before(s)
+            self._changed(s)
+
+        hooks.changed = changed
+
+    def on_change(self, listener: Changed) -> None:
+        self.listeners.append(listener)
+
+    def _changed(self, s: Session) -> None:
+        st = s.state
+        if st is None:
+            return
+        if st.phase == Phase.GAME_OVER:  # it leaves the registry: its pages still see it
+            self.ended[s.game_id] = s
+            while len(self.ended) > ENDED_KEPT:
+                self.ended.popitem(last=False)
+        for listener in list(self.listeners):
+            listener(s.game_id, st.version)
+
+    def _lang(self, s: Session | None, user_id: int) -> str:
+        if s is not None and s.solo:
+            return s.lang
+        return self.service.kit.people.lang_for_user(user_id)
+
+    def lang_for(self, user_id: int, language_code: str | None) -> str:
+        known = self.service.kit.people.user_langs.get(user_id)
+        return known if known is not None else lang_of(language_code)
+
+    def games_of(self, user_id: int) -> list[int]:
+        found = [gid for gid, s in self.service.sessions.items()
+                 if s.status == "playing" and s.seat_of(user_id) >= 0]
+        return sorted(found, reverse=True)
+
+    async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+        await self.service.restore.touch_game(game_id)
+        s = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
+        lang = self._lang(s, user_id)
+        if s is None or (s.state is None and s.status != "lobby"):
+            return Refusal("stale", t(lang, "popup.stale"))
+        seat = s.seat_of(user_id)
+        if seat < 0:
+            return Refusal("not_seated", t(lang, "popup.not_seated"))
+        if s.status == "lobby":  # opened from the solo setup: the table comes with "Play"
+            return Refusal("not_started", t(lang, "webapp.not_started"))
+        st = s.state
+        if st is None:
+            return Refusal("stale", t(lang, "popup.stale"))
+        labels = s.labels()
+        summary, summary_deal = "", 0
+        if st.history:
+            last = st.history[-1]
+            summary = _plain(render_deal_end(lang, sheet_row(last), labels).text)
+            summary_deal = last.number
+        timed = self.service.config.timeout(s.pace) is not None  # (unhurried: no clock)
+        deadline = s.deadline if timed and not s.solo and st.to_act >= 0 else None
+        place = SeatPlace(
+            game_id=game_id, names=tuple(x.name for x in labels),
+            computers=tuple(x.computer for x in labels), solo=s.solo,
+            hints=hints_allowed(s), deadline=deadline, summary=summary,
+            summary_deal=summary_deal,
+            sheet=_plain(render_score(lang, [sheet_row(h) for h in st.history], labels))
+            if st.history else "",
+            rows=tuple(h.totals for h in st.history))
+        return SeatView(view(st, seat), place, lang, over=st.phase == Phase.GAME_OVER)
+
+    async def act(self, game_id: int, user: WebUser, intent: Intent,
+                  version: int) -> Refusal | str | None:
+        s = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
+        lang = self._lang(s, user.id)
+        kind = intent.get("kind") if isinstance(intent, dict) else None
+        if kind == "hint" and len(intent) == 1:
+            data = cb.encode(game_id, version, cb.HINT)
+        elif kind == "rematch" and len(intent) == 1:
+            data = cb.encode(game_id, 0, cb.REMATCH)
+        elif kind == "analyse" and set(intent) == {"kind", "deal"}:
+            deal = intent.get("deal")
+            if not isinstance(deal, int) or isinstance(deal, bool) or not 0 < deal < 10_000:
+                return Refusal("malformed", t(lang, "popup.unknown"))
+            data = cb.encode(game_id, 0, cb.ANALYSE, str(deal))
+        else:  # a game action: the data of the hand button it stands for
+            a = action_of(intent)
+            try:
+                code = cb.encode_action(a) if a is not None else None
+            except ValueError:
+                code = None
+            if a is None or code is None:
+                return Refusal("malformed", t(lang, "popup.unknown"))
+            data = cb.encode(game_id, version, cb.ACT, code)
+        where = Where(chat_id=user.id)  # the person's private chat: where hand buttons are
+        ref = UserRef(user.id, user.first_name, user.username, user.language_code)
+        answer = await self.service.press(data, ref, where)
+        if answer.text is None:
+            return None
+        if kind in ("hint", "analyse"):
+            return _plain(answer.text)
+        return self._refusal(lang, answer.text)
+
+    @staticmethod
+    def _refusal(lang: str, text: str) -> Refusal:
+        for key in _REFUSALS:
+            if text == t(lang, key):
+                return Refusal(key.split(".", 1)[1], _plain(text))
+        turn = t(lang, "popup.not_your_turn", name="\x00").split("\x00", 1)[0]
+        if turn and text.startswith(turn):
+            return Refusal("not_your_turn", _plain(text))
+        return Refusal("other", _plain(text))

@@ -1,0 +1,73 @@
+"""The narrow port between the page and the tables: what the Mini App needs of a table.
+
+Today ``adapter.py`` implements it on the rooms (bot/tg/rooms); the owner of each table
+(issue "One owner for each table") will implement it with its events.  Nothing else of
+bot/webapp knows the rooms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from bot.engine.views import TableView
+from bot.webapp.auth import WebUser
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """An action or a look refused: ``text`` is the reason in the person's language (from
+    the catalogs), ``code`` a bounded label for the metrics."""
+
+    code: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPlace:
+    """The table around a seat, besides the engine's view: the names, the clock."""
+
+    game_id: int
+    names: tuple[str, ...]  # each seat's name as the table shows it
+    computers: tuple[bool, ...]
+    solo: bool
+    hints: bool  # 💡 allowed at this table
+    deadline: float | None  # when the turn times out (unix seconds), None: no clock
+    summary: str = ""  # the last finished deal's summary, plain text from the catalogs
+    summary_deal: int = 0  # that deal's number (its 🔍 analysis)
+    rows: tuple[tuple[int, ...], ...] = field(default=())  # the sheet: totals after each deal
+    sheet: str = ""  # the score sheet like the paper one (monospace, marks, legend: /score)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    view: TableView  # the engine's per-seat view (bot/engine/views.py)
+    place: SeatPlace
+    lang: str
+    over: bool = False  # the game ended (the view is its final state)
+
+
+# {"kind": "bid", "value": 105}, {"kind": "play", "card": "QS"}, … (the engine's actions,
+# bot/webapp/payload.py ``action_of``), or {"kind": "hint"}, {"kind": "rematch"}
+Intent = dict[str, object]
+Changed = Callable[[int, int], None]  # (game id, version): game G changed to version V
+
+
+class TablePort(Protocol):
+    async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+        """What the person's seat at ``game_id`` may know now, or why not."""
+
+    async def act(self, game_id: int, user: WebUser, intent: Intent,
+                  version: int) -> Refusal | str | None:
+        """The intent, through the same path and checks as a button press: None done, a
+        ``str`` done with an answer to show (a hint), a ``Refusal`` refused."""
+
+    def lang_for(self, user_id: int, language_code: str | None) -> str:
+        """The person's language (their choice in the bot, else Telegram's code)."""
+
+    def games_of(self, user_id: int) -> list[int]:
+        """The games in memory where the person has a seat, newest first."""
+
+    def on_change(self, listener: Changed) -> None:
+        """Call ``listener(game, version)`` after each stored change of a game."""

@@ -1,0 +1,485 @@
+"""The Mini App's own aiohttp server: the page, its API and one WebSocket per open page.
+
+    GET  /                 the page (static/index.html); /static/* its files
+    GET  /api/texts?lang=L the page's texts (before a session: opened outside Telegram)
+    POST /api/session      {"init": initData} -> {"token", "lang", "texts", "games"}
+    GET  /api/view?game=G  the seat's whole view (Authorization: Bearer <token>)
+    GET  /api/games        the person's games now, newest first (after a rematch)
+    POST /api/act          {"game", "version", "intent"} -> {"ok": true} or a refusal
+    GET  /ws               WebSocket: first {"type": "hello", "token", "game"}; then the
+                           server pushes {"type": "view", "view"} after every change and the
+                           page sends {"type": "act", "id", "version", "intent"} or
+                           {"type": "sync"}
+
+Every refusal is JSON ``{"ok": false, "code", "text"}`` (``text`` from the catalogs, in the
+person's language) and is counted in ``thousand_webapp_refusals_total{code}``.  Each page
+has a bounded queue of views to send: a page whose queue is full (it does not read) is
+dropped, never waited for.  Actions from one page are rate-limited (a token bucket).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from aiohttp import WSMsgType, web
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from bot.i18n import DEFAULT_LANG, lang_of, t
+from bot.webapp.auth import AuthError, SessionKey, WebUser, check_init_data
+from bot.webapp.payload import page_texts, seat_payload
+from bot.webapp.port import Refusal, SeatView, TablePort
+
+log = logging.getLogger(__name__)
+
+STATIC: Final = Path(__file__).resolve().parent / "static"
+MAX_REQUEST: Final = 16 * 1024  # bytes of a POST body (init data is about 1 KB)
+MAX_MESSAGE: Final = 4096  # bytes of a WebSocket message from a page
+QUEUE: Final = 32  # views waiting for one page; a page with a full queue is dropped
+SEND_TIMEOUT: Final = 10.0  # seconds one send may take before the page is dropped
+HELLO_TIMEOUT: Final = 10.0  # seconds a new socket has to say who it is
+BURST: Final = 10.0  # actions a page may send at once ...
+RATE: Final = 5.0  # ... and per second after that
+LATENCY_BOUNDS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+@dataclass
+class WebMetrics:
+    """The Mini App's counts, exposed by a collector in the bot's /metrics registry."""
+
+    refusals: dict[str, float] = field(default_factory=dict)
+    pushes: float = 0.0
+    dropped: float = 0.0
+    pages: Callable[[], float] = lambda: 0.0
+
+    def refused(self, code: str) -> None:
+        self.refusals[code] = self.refusals.get(code, 0.0) + 1
+
+
+class _Collector(Collector):
+    def __init__(self, m: WebMetrics) -> None:
+        self.m = m
+
+    def collect(self) -> Iterable[Metric]:
+        f = CounterMetricFamily("thousand_webapp_refusals",
+                                "Mini App requests and actions refused, by reason.",
+                                labels=("code",))
+        for code, n in sorted(self.m.refusals.items()):
+            f.add_metric([code], n)
+        yield f
+        yield CounterMetricFamily("thousand_webapp_pushes",
+                                  "Views pushed to open Mini App pages.", value=self.m.pushes)
+        yield CounterMetricFamily("thousand_webapp_pages_dropped",
+                                  "Mini App pages dropped: they did not read their views.",
+                                  value=self.m.dropped)
+        yield GaugeMetricFamily("thousand_webapp_pages", "Mini App pages open now.",
+                                value=self.m.pages())
+
+
+def register_metrics(m: WebMetrics, registry: Any) -> None:
+    registry.register(_Collector(m))
+
+
+class Bucket:
+    """A token bucket: ``take()`` is False when the page sends faster than allowed."""
+
+    def __init__(self, clock: Callable[[], float], burst: float = BURST,
+                 rate: float = RATE) -> None:
+        self.clock, self.burst, self.rate = clock, burst, rate
+        self.tokens = burst
+        self.at = clock()
+
+    def take(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+@dataclass(eq=False)
+class Page:
+    """One open page: its person, its game, its socket and its queue of views."""
+
+    user: WebUser
+    lang: str
+    game: int
+    ws: web.WebSocketResponse
+    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE))
+    bucket: Bucket | None = None
+    sent: int = -1  # the version of the last view queued
+    closed: bool = False
+    stamps: dict[int, float] = field(default_factory=dict)  # version -> when stored
+
+
+class WebAppServer:
+    def __init__(self, port: TablePort, token: str, *, host: str, listen_port: int,
+                 metrics: WebMetrics | None = None, poll: float = 0.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.port = port
+        self.token = token
+        self.keys = SessionKey.for_token(token)
+        self.host, self.listen_port = host, listen_port
+        self.metrics = metrics or WebMetrics()
+        self.metrics.pages = lambda: float(sum(len(x) for x in self.pages.values()))
+        self.clock = clock
+        self.pages: dict[int, set[Page]] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.delivered: list[float] = []  # seconds from "changed" to a page's send (bench)
+        self.measure = False
+        self._runner: web.AppRunner | None = None
+        # several processes: a move stored by another process is not announced here, so
+        # the open pages' games are looked at every ``poll`` seconds (0: never)
+        self.poll = poll
+        port.on_change(self.changed)
+
+    # ---------------------------------------------------------------- the application
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_REQUEST, middlewares=[self._guard])
+        app.router.add_get("/", self._index)
+        app.router.add_get("/index.html", self._index)
+        app.router.add_static("/static/", STATIC, follow_symlinks=False)
+        app.router.add_get("/api/texts", self._texts)
+        app.router.add_post("/api/session", self._session)
+        app.router.add_get("/api/view", self._view)
+        app.router.add_get("/api/games", self._games)
+        app.router.add_post("/api/act", self._act)
+        app.router.add_get("/ws", self._ws)
+        return app
+
+    async def start(self) -> None:
+        runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.listen_port)
+        try:
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        if self.poll > 0:
+            self._spawn(self._polling())
+        log.info("the Mini App on http://%s:%s/", self.host, self.bound_port)
+
+    @property
+    def bound_port(self) -> int:
+        assert self._runner is not None
+        for site in self._runner.sites:
+            server = getattr(site, "_server", None)
+            if server is not None and server.sockets:
+                return int(server.sockets[0].getsockname()[1])
+        return self.listen_port
+
+    async def stop(self) -> None:
+        for pages in list(self.pages.values()):
+            for p in list(pages):
+                await self._drop(p, "closing")
+        for task in list(self.tasks):
+            task.cancel()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # ---------------------------------------------------------------- refusals
+
+    def refuse(self, code: str, lang: str, text: str | None = None,
+               status: int = 400) -> web.Response:
+        self.metrics.refused(code)
+        body = {"ok": False, "code": code, "text": text or t(lang, f"webapp.err.{code}")}
+        return web.json_response(body, status=status)
+
+    @web.middleware
+    async def _guard(self, request: web.Request,
+                     handler: Callable[[web.Request], Any]) -> web.StreamResponse:
+        try:
+            response: web.StreamResponse = await handler(request)
+        except web.HTTPRequestEntityTooLarge:
+            return self.refuse("too_large", DEFAULT_LANG, status=413)
+        return response
+
+    async def _json(self, request: web.Request) -> dict[str, Any] | None:
+        if request.content_length is not None and request.content_length > MAX_REQUEST:
+            raise web.HTTPRequestEntityTooLarge(max_size=MAX_REQUEST,
+                                                actual_size=request.content_length)
+        try:
+            data = json.loads(await request.read())
+        except (ValueError, UnicodeDecodeError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def _who(self, request: web.Request) -> tuple[int, str]:
+        auth = request.headers.get("Authorization", "")
+        return self.keys.read(auth.removeprefix("Bearer ").strip(), self.clock())
+
+    # ---------------------------------------------------------------- handlers
+
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def _texts(self, request: web.Request) -> web.Response:
+        """The page's texts before a session (the page opened outside Telegram)."""
+        lang = lang_of(request.query.get("lang"))
+        return web.json_response({"ok": True, "lang": lang, "texts": page_texts(lang)})
+
+    async def _session(self, request: web.Request) -> web.Response:
+        data = await self._json(request)
+        init = data.get("init") if data else None
+        if not isinstance(init, str):
+            return self.refuse("malformed", DEFAULT_LANG)
+        try:
+            checked = check_init_data(init, self.token, self.clock())
+        except AuthError as e:
+            return self.refuse(e.code, DEFAULT_LANG, status=401)
+        user = checked.user
+        lang = self.port.lang_for(user.id, user.language_code)
+        token = self.keys.make(user.id, lang, self.clock())
+        return web.json_response({"ok": True, "token": token, "lang": lang,
+                                  "texts": page_texts(lang), "games": self.port.games_of(user.id),
+                                  "start": checked.start_param})
+
+    @staticmethod
+    def _game(value: object) -> int | None:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, str) and value.isdigit() and len(value) <= 18:
+            value = int(value)
+        return value if isinstance(value, int) and 0 < value < 10**18 else None
+
+    async def _view(self, request: web.Request) -> web.Response:
+        try:
+            uid, lang = self._who(request)
+        except AuthError as e:
+            return self.refuse(e.code, DEFAULT_LANG, status=401)
+        game = self._game(request.query.get("game"))
+        if game is None:
+            return self.refuse("malformed", lang)
+        got = await self.port.seat_view(game, uid)
+        if isinstance(got, Refusal):
+            return self.refuse(got.code, lang, got.text, status=403)
+        return web.json_response({"ok": True, "view": seat_payload(got)})
+
+    async def _games(self, request: web.Request) -> web.Response:
+        """The person's games now, newest first (the page follows a rematch to its game)."""
+        try:
+            uid, _ = self._who(request)
+        except AuthError as e:
+            return self.refuse(e.code, DEFAULT_LANG, status=401)
+        return web.json_response({"ok": True, "games": self.port.games_of(uid)})
+
+    async def _act(self, request: web.Request) -> web.Response:
+        try:
+            uid, lang = self._who(request)
+        except AuthError as e:
+            return self.refuse(e.code, DEFAULT_LANG, status=401)
+        data = await self._json(request)
+        if data is None:
+            return self.refuse("malformed", lang)
+        result = await self._do(WebUser(uid, ""), lang, data, None)
+        return web.json_response(result, status=200 if result["ok"] else 409)
+
+    async def _do(self, user: WebUser, lang: str, data: dict[str, Any],
+                  bucket: Bucket | None) -> dict[str, Any]:
+        """One action from a page: checked for its form here, then through the port (the
+        same path as a button press); the answer to send back."""
+        game, version, intent = (self._game(data.get("game")), data.get("version"),
+                                 data.get("intent"))
+        if game is None or not isinstance(version, int) or isinstance(version, bool) \
+                or not 0 <= version < 10**9 or not isinstance(intent, dict) or len(intent) > 3:
+            self.metrics.refused("malformed")
+            return {"ok": False, "code": "malformed", "text": t(lang, "webapp.err.malformed")}
+        if bucket is not None and not bucket.take():
+            self.metrics.refused("flood")
+            return {"ok": False, "code": "flood", "text": t(lang, "webapp.err.flood")}
+        got = await self.port.act(game, user, intent, version)
+        if isinstance(got, Refusal):
+            self.metrics.refused(got.code)
+            return {"ok": False, "code": got.code, "text": got.text}
+        return {"ok": True, "text": got} if got else {"ok": True}
+
+    # ---------------------------------------------------------------- live pages
+
+    async def _ws(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30.0)
+        await ws.prepare(request)
+        page = await self._hello(ws)
+        if page is None:
+            await ws.close()
+            return ws
+        self.pages.setdefault(page.game, set()).add(page)
+        writer = asyncio.get_running_loop().create_task(self._write(page))
+        try:
+            await self._sync(page)
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    break
+                await self._message(page, msg.data)
+                await asyncio.sleep(0)  # its writer's turn: the answer goes before the next
+        finally:
+            await self._drop(page, "")
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+        return ws
+
+    async def _hello(self, ws: web.WebSocketResponse) -> Page | None:
+        try:
+            msg = await ws.receive(timeout=HELLO_TIMEOUT)
+        except TimeoutError:
+            return None
+        if msg.type != WSMsgType.TEXT:
+            self.metrics.refused("malformed")
+            return None
+        try:
+            data = json.loads(msg.data)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or data.get("type") != "hello":
+            await self._send_refusal(ws, "malformed", DEFAULT_LANG)
+            return None
+        try:
+            uid, lang = self.keys.read(data.get("token"), self.clock())
+        except AuthError as e:
+            await self._send_refusal(ws, e.code, DEFAULT_LANG)
+            return None
+        game = self._game(data.get("game"))
+        if game is None:
+            await self._send_refusal(ws, "malformed", lang)
+            return None
+        got = await self.port.seat_view(game, uid)
+        if isinstance(got, Refusal):
+            self.metrics.refused(got.code)
+            with contextlib.suppress(Exception):
+                await ws.send_json({"type": "refused", "code": got.code, "text": got.text})
+            return None
+        return Page(WebUser(uid, ""), lang, game, ws, bucket=Bucket(time.monotonic))
+
+    async def _send_refusal(self, ws: web.WebSocketResponse, code: str, lang: str) -> None:
+        self.metrics.refused(code)
+        with contextlib.suppress(Exception):
+            await ws.send_json({"type": "refused", "code": code,
+                                "text": t(lang, f"webapp.err.{code}")})
+
+    async def _message(self, page: Page, raw: str) -> None:
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            self.metrics.refused("malformed")
+            self._queue(page, json.dumps({"type": "result", "ok": False, "code": "malformed",
+                                          "text": t(page.lang, "webapp.err.malformed")}))
+            return
+        kind = data.get("type")
+        if kind == "sync":
+            if page.bucket is not None and not page.bucket.take():
+                self.metrics.refused("flood")
+                return
+            page.sent = -1
+            await self._sync(page)
+            return
+        if kind != "act":
+            self.metrics.refused("malformed")
+            self._queue(page, json.dumps({"type": "result", "ok": False, "code": "malformed",
+                                          "text": t(page.lang, "webapp.err.malformed"),
+                                          "id": None}))
+            return
+        ask = {"game": page.game, "version": data.get("version"), "intent": data.get("intent")}
+        result = await self._do(page.user, page.lang, ask, page.bucket)
+        rid = data.get("id")
+        result.update(type="result", id=rid if isinstance(rid, int) else None)
+        self._queue(page, json.dumps(result, ensure_ascii=False))
+        # (a refused action changed nothing; the newest view is on its way already, and a
+        # page that thinks it missed one says "sync")
+
+    def _queue(self, page: Page, text: str) -> bool:
+        if page.closed:
+            return False
+        try:
+            page.queue.put_nowait(text)
+        except asyncio.QueueFull:  # it does not read: dropped, not waited for
+            self.metrics.dropped += 1
+            self._spawn(self._drop(page, "slow"))
+            return False
+        return True
+
+    async def _sync(self, page: Page, stamp: float | None = None) -> None:
+        """The page's whole view, queued unless it has this version already."""
+        got = await self.port.seat_view(page.game, page.user.id)
+        if isinstance(got, Refusal) or page.closed:
+            return
+        self._push(page, got, stamp)
+
+    def _push(self, page: Page, got: SeatView, stamp: float | None) -> None:
+        version = got.view.version
+        if version <= page.sent:
+            return
+        text = json.dumps({"type": "view", "view": seat_payload(got)}, ensure_ascii=False)
+        if self._queue(page, text):
+            page.sent = version
+            if stamp is not None and self.measure:
+                page.stamps[version] = stamp
+
+    async def _write(self, page: Page) -> None:
+        while not page.closed:
+            text = await page.queue.get()
+            try:
+                async with asyncio.timeout(SEND_TIMEOUT):
+                    await page.ws.send_str(text)
+            except (TimeoutError, ConnectionError, RuntimeError):
+                self.metrics.dropped += 1
+                await self._drop(page, "send")
+                return
+            self.metrics.pushes += 1
+            if page.stamps:
+                now = time.perf_counter()
+                for stamp in page.stamps.values():
+                    self.delivered.append(now - stamp)
+                page.stamps.clear()
+
+    async def _drop(self, page: Page, why: str) -> None:
+        if page.closed:
+            return
+        page.closed = True
+        pages = self.pages.get(page.game)
+        if pages is not None:
+            pages.discard(page)
+            if not pages:
+                del self.pages[page.game]
+        if why:
+            log.info("a Mini App page of game %s dropped (%s)", page.game, why)
+        with contextlib.suppress(Exception):
+            await page.ws.close()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _polling(self) -> None:
+        while True:
+            await asyncio.sleep(self.poll)
+            for game in list(self.pages):
+                with contextlib.suppress(Exception):  # (the next round tries again)
+                    await self._fan_out(game, 1 << 62, time.perf_counter())
+
+    def changed(self, game: int, version: int) -> None:
+        """``TablePort`` says: game ``game`` changed to ``version`` (a move was stored)."""
+        if game not in self.pages:
+            return
+        self._spawn(self._fan_out(game, version, time.perf_counter()))
+
+    async def _fan_out(self, game: int, version: int, stamp: float) -> None:
+        for page in list(self.pages.get(game, ())):
+            if page.sent < version:
+                await self._sync(page, stamp)

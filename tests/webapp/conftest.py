@@ -1,0 +1,3 @@
+from tests.bot.conftest import db, server
+
+__all__ = ["db", "server"]

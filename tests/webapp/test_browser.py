@@ -1,0 +1,227 @@
+"""The page in a real headless Chromium: a whole solo deal played by touching the cards,
+every payload checked, the screenshots of the docs taken (Russian, light and dark)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bot.engine.game import forced_action
+from bot.engine.state import GameState
+from tests.bot.helpers import service
+from tests.fakeapi import FakeTelegramServer
+from tests.webapp.browser import browser, open_page
+from tests.webapp.helpers import base_url, init_data, solo_game, webapp_running
+from tests.webapp.test_payload import cards_in, may_know
+
+__all__ = ["browser"]
+
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+async def _my_move(page: Any) -> None:
+    """One move by touch: a legal card (tap, tap or the panel's button), else the panel's
+    first button (a bid, the talon, the contract)."""
+    legal = page.locator("#hand .card.legal")
+    if await legal.count():
+        card = legal.first  # (touched at its visible left edge: the fan overlaps)
+        await card.click(position={"x": 8, "y": 30})
+        main = page.locator("#panel button:not(.alt)")
+        if await main.count():
+            await main.first.click()
+        else:
+            await card.click(position={"x": 8, "y": 30})
+        return
+    chips = page.locator("#panel button:not(.alt)")
+    if await chips.count():
+        await chips.first.click()
+        return
+    await page.locator("#panel button").first.click()
+
+
+async def test_a_whole_solo_deal_by_touch(server: FakeTelegramServer, db: Path,
+                                         browser: Any) -> None:
+    anna = server.add_user(1001, "Анна")
+    async with webapp_running(server, db, seed=3) as app:
+        gid = await solo_game(server, app, anna)
+        s = service(app).sessions[gid]
+        states: dict[int, GameState] = {}
+        assert s.state is not None
+        states[s.state.version] = s.state
+        assert app.webapp is not None
+
+        def keep(game: int, version: int) -> None:
+            if game == gid and s.state is not None:
+                states[version] = s.state
+
+        app.webapp.port.on_change(keep)
+        page = await open_page(browser, f"{base_url(app)}/?game={gid}",
+                               init_data(anna, server.token))
+        frames: list[dict[str, Any]] = []
+        opened: list[Any] = []
+
+        def socket(ws: Any) -> None:
+            opened.append(ws)
+            ws.on("framereceived", lambda f: frames.append(json.loads(f)))
+
+        page.on("websocket", socket)
+        await page.goto(f"{base_url(app)}/?game={gid}")
+        await page.wait_for_selector("#hand .card", timeout=10000)
+        calls = await page.evaluate("window.__tg_calls")
+        assert "ready" in calls and "disableVerticalSwipes" in calls
+        assert await page.evaluate("Telegram.WebApp.isClosingConfirmationEnabled")
+        assert await page.title() == "Тысяча"
+        shot_taken = False
+        moves = 0
+        for _ in range(200):
+            st = s.state
+            assert st is not None
+            if len(st.history) >= 1:
+                break
+            if st.to_act != 0 or (s.forced and forced_action(st) is not None):
+                await page.wait_for_timeout(50)  # (a last card is played by the bot)
+                continue
+            await page.wait_for_function(
+                f"document.body.dataset.version == '{st.version}'", timeout=5000)
+            if not shot_taken and st.phase == "play" and st.deal is not None \
+                    and st.deal.trick and len(st.deal.tricks) >= 2:
+                IMG.mkdir(parents=True, exist_ok=True)
+                await page.screenshot(path=str(IMG / "webapp-light.png"))
+                shot_taken = True
+            before = st.version
+            await _my_move(page)
+            moves += 1
+            await page.wait_for_function(
+                f"Number(document.body.dataset.version) > {before}", timeout=5000)
+        st = s.state
+        assert st is not None and len(st.history) >= 1, "the deal did not end"
+        assert moves >= 8 and shot_taken
+        # the deal's summary slides up; the back button closes it
+        await page.wait_for_selector("#summary:not([hidden])", timeout=5000)
+        assert "Кон 1" in (await page.inner_text("#summary-body"))
+        assert await page.evaluate("Telegram.WebApp.BackButton.isVisible")
+        await page.screenshot(path=str(IMG / "webapp-summary.png"))
+        # 🔍: the deal analysed, through the same press as the summary's button
+        await page.click("#summary-analyse")
+        await page.wait_for_selector("#toast:not([hidden])", timeout=30000)
+        assert "🔍 Кон 1" in await page.inner_text("#toast")
+        await page.click("#toast")  # a tap dismisses it
+        assert await page.locator("#toast").is_hidden()
+        await page.evaluate("Telegram.WebApp.__back()")
+        assert await page.locator("#summary").is_hidden()
+        assert not await page.evaluate("Telegram.WebApp.BackButton.isVisible")
+        # 📋 the sheet: a row per deal and the totals; the four-colour deck as a setting
+        await page.click("#sheet-btn")
+        paper = await page.inner_text("#sheet pre.paper")  # as /score shows it
+        assert "Анна" in paper and "  1 " in paper and "160" in paper
+        await page.screenshot(path=str(IMG / "webapp-sheet.png"))
+        assert await page.evaluate("Telegram.WebApp.BackButton.isVisible")
+        await page.click("#four")
+        colour = await page.evaluate(
+            "getComputedStyle(document.documentElement).getPropertyValue('--suit-D')")
+        assert colour.strip() == "#1565c0"
+        await page.evaluate("Telegram.WebApp.__back()")
+        assert await page.locator("#sheet").is_hidden()
+        # back to the foreground: the whole view again (of the same version: nothing moved
+        # meanwhile, it is Anna's move); a dropped socket: reconnected, the whole view again
+        await server.wait_for(lambda: s.state is not None and s.state.to_act == 0)
+        now = s.state.version if s.state is not None else -1
+        await page.wait_for_function(f"document.body.dataset.version == '{now}'")
+        count = len(frames)
+        await page.evaluate("Telegram.WebApp.__fire('activated')")
+
+        def again() -> bool:
+            return any(f.get("type") == "view" and f["view"]["version"] == now
+                       for f in frames[count:])
+
+        for _ in range(100):
+            if again():
+                break
+            await page.wait_for_timeout(20)
+        assert again()
+        sockets = len(opened)
+        for pages in list(app.webapp.pages.values()):
+            for p in list(pages):
+                await app.webapp._drop(p, "test")
+        count = len(frames)
+        for _ in range(200):
+            if len(opened) > sockets and any(f.get("type") == "view" for f in frames[count:]):
+                break
+            await page.wait_for_timeout(20)
+        assert len(opened) > sockets and any(f.get("type") == "view" for f in frames[count:])
+        calls = await page.evaluate("window.__tg_calls")
+        assert any(c.startswith("impact") for c in calls)
+        # every view the page received holds only cards its seat may know
+        views = [f["view"] for f in frames if f.get("type") == "view"]
+        assert len(views) >= moves
+        for v in views:
+            state = states.get(v["version"])
+            if state is not None:
+                assert not cards_in(v) - may_know(state, 0), v["version"]
+        assert sum(1 for v in views if v["version"] in states) >= moves
+        # the same table in the dark theme
+        dark = await open_page(browser, f"{base_url(app)}/?game={gid}",
+                               init_data(anna, server.token), dark=True)
+        await dark.goto(f"{base_url(app)}/?game={gid}")
+        await dark.wait_for_selector("#hand .card")
+        await dark.wait_for_timeout(300)
+        await dark.screenshot(path=str(IMG / "webapp-dark.png"))
+
+
+async def test_a_group_deal_two_on_pages_one_with_buttons(server: FakeTelegramServer, db: Path,
+                                                          browser: Any) -> None:
+    """Anna and Boris touch their pages, Vera presses her buttons: one deal of a group
+    table to its end, every page in step with every move."""
+    from tests.bot.helpers import action_button, open_table, start_private
+
+    anna = server.add_user(1001, "Анна")
+    boris = server.add_user(1002, "Борис")
+    vera = server.add_user(1003, "Вера")
+    group = -100778
+    server.add_group(group, "Клуб", members=[anna, boris, vera])
+    async with webapp_running(server, db, seed=5) as app:
+        await start_private(server, anna, boris, vera)
+        gid, _ = await open_table(server, app, group, anna, [boris, vera])
+        s = service(app).sessions[gid]
+        await server.wait_for(lambda: s.state is not None)
+        pages = {}
+        for person in (anna, boris):
+            page = await open_page(browser, "", init_data(person, server.token))
+            await page.goto(f"{base_url(app)}/?game={gid}")
+            await page.wait_for_selector("#hand .card", timeout=10000)
+            pages[s.seat_of(person.id)] = page
+        touched = pressed = 0
+        for _ in range(200):
+            st = s.state
+            assert st is not None
+            if st.history:
+                break
+            if s.forced and forced_action(st) is not None:  # the bot plays it at once
+                await server.wait_for(lambda st=st: s.state is not st)  # type: ignore[misc]
+                continue
+            for page in pages.values():  # every page shows the table as it is now
+                await page.wait_for_function(
+                    f"Number(document.body.dataset.version) >= {st.version}", timeout=5000)
+            if s.state is not st:
+                continue
+            seat = st.to_act
+            if seat in pages:
+                await _my_move(pages[seat])
+                touched += 1
+            else:
+                found = action_button(server, vera, gid, st.version)
+                assert found is not None
+                msg, button = found
+                assert button.callback_data is not None
+                answer = await server.press(vera, vera.chat, msg.message_id,
+                                            button.callback_data)
+                assert answer is not None and answer.text is None
+                pressed += 1
+            await server.wait_for(lambda st=st: s.state is not st)  # type: ignore[misc]
+        st = s.state
+        assert st is not None and st.history, "the deal did not end"
+        assert touched >= 8 and pressed >= 4
+        for page in pages.values():  # the deal's summary on both pages
+            await page.wait_for_selector("#summary:not([hidden])", timeout=5000)
+            assert "Кон 1" in await page.inner_text("#summary-body")

@@ -1,0 +1,308 @@
+"""The Mini App's server on the real application: sessions, views, actions through the
+path of a button press, live pushes, and every bad input refused, changing nothing and
+counted in /metrics."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from prometheus_client import generate_latest
+
+from bot.engine.views import view
+from bot.i18n import t
+from bot.tg.io.app import ThousandApplication
+from bot.webapp.auth import SessionKey
+from bot.webapp.payload import action_json
+from bot.webapp.server import QUEUE, Page, WebAppServer
+from tests.bot.helpers import service, txt
+from tests.fakeapi import FakeTelegramServer, FakeUser
+from tests.webapp.helpers import base_url, init_data, solo_game, webapp_running
+
+OTHER_TOKEN = "654321:" + "B" * 35
+
+
+def refusals(app: ThousandApplication) -> dict[str, float]:
+    assert app.ops is not None
+    out: dict[str, float] = {}
+    for line in generate_latest(app.ops.registry).decode().splitlines():
+        if line.startswith("thousand_webapp_refusals_total{"):
+            code = line.split('code="', 1)[1].split('"', 1)[0]
+            out[code] = float(line.rsplit(" ", 1)[1])
+    return out
+
+
+async def session_token(http: aiohttp.ClientSession, app: ThousandApplication,
+                        server: FakeTelegramServer, user: FakeUser) -> dict[str, Any]:
+    async with http.post(base_url(app) + "/api/session",
+                         json={"init": init_data(user, server.token)}) as r:
+        assert r.status == 200
+        body: dict[str, Any] = await r.json()
+        return body
+
+
+async def test_no_webapp_url_no_server(server: FakeTelegramServer, db: Path) -> None:
+    async with webapp_running(server, db, webapp_url="") as app:
+        assert app.webapp is None
+
+
+async def test_the_page_and_bad_init_data(server: FakeTelegramServer, db: Path) -> None:
+    anna = server.add_user(1001, "Анна")
+    async with webapp_running(server, db) as app, aiohttp.ClientSession() as http:
+        url = base_url(app)
+        async with http.get(url + "/") as r:
+            assert r.status == 200 and "telegram-web-app.js" in await r.text()
+        async with http.get(url + "/static/app.js") as r:
+            assert r.status == 200
+        bad = {
+            "forged": init_data(anna, server.token).replace("1001", "1002"),
+            "expired": init_data(anna, server.token, age=7200),
+            "no_user": init_data(anna, server.token, user=""),
+        }
+        for code, raw in bad.items():
+            async with http.post(url + "/api/session", json={"init": raw}) as r:
+                body = await r.json()
+                assert (r.status, body["ok"], body["code"]) == (401, False, code), code
+                assert body["text"]  # a reason in words
+        async with http.post(url + "/api/session",
+                             json={"init": init_data(anna, OTHER_TOKEN)}) as r:
+            assert r.status == 401 and (await r.json())["code"] == "forged"
+        async with http.post(url + "/api/session", data=b"{not json") as r:
+            assert r.status == 400 and (await r.json())["code"] == "malformed"
+        async with http.post(url + "/api/session", data=b"x" * 100_000) as r:
+            assert r.status == 413 and (await r.json())["code"] == "too_large"
+        body = await session_token(http, app, server, anna)
+        assert body["lang"] == "ru" and body["texts"]["pass"] == "Пас" and body["games"] == []
+        # a token of our own: for another bot's key, or garbled, it is refused
+        for token in ("", "1001.ru.99999999999.abc",
+                      SessionKey.for_token(OTHER_TOKEN).make(1001, "ru", 2e9)):
+            async with http.get(url + "/api/view?game=1",
+                                headers={"Authorization": f"Bearer {token}"}) as r:
+                assert r.status == 401 and (await r.json())["code"] == "session"
+        counted = refusals(app)
+        assert counted["forged"] == 2 and counted["expired"] == 1 and counted["no_user"] == 1
+        assert counted["malformed"] == 1 and counted["too_large"] == 1
+        assert counted["session"] == 3
+
+
+async def _hello(ws: aiohttp.ClientWebSocketResponse, token: str, game: int) -> dict[str, Any]:
+    await ws.send_json({"type": "hello", "token": token, "game": game})
+    msg: dict[str, Any] = await ws.receive_json(timeout=5)
+    return msg
+
+
+async def _result(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
+    while True:
+        msg: dict[str, Any] = await ws.receive_json(timeout=5)
+        if msg["type"] == "result":
+            return msg
+
+
+async def test_a_page_plays_through_the_press_path(server: FakeTelegramServer,
+                                                   db: Path) -> None:
+    anna = server.add_user(1001, "Анна")
+    boris = server.add_user(1002, "Борис")
+    async with webapp_running(server, db) as app, aiohttp.ClientSession() as http:
+        gid = await solo_game(server, app, anna)
+        s = service(app).sessions[gid]
+        token = (await session_token(http, app, server, anna))["token"]
+        body = await session_token(http, app, server, anna)
+        assert body["games"] == [gid]
+        async with http.get(base_url(app) + "/api/games",
+                            headers={"Authorization": f"Bearer {token}"}) as listed:
+            assert (await listed.json())["games"] == [gid]
+        async with http.get(base_url(app) + "/api/games") as listed:
+            assert listed.status == 401
+        # (the computers are instant here: it is soon Anna's move)
+        await server.wait_for(lambda: s.state is not None and s.state.to_act == 0)
+        ws = await http.ws_connect(base_url(app) + "/ws")
+        first = await _hello(ws, token, gid)
+        assert first["type"] == "view"
+        v = first["view"]
+        st = s.state
+        assert st is not None and v["version"] == st.version and v["seat"] == 0
+        assert len(v["hand"]) == len(view(st, 0).hand) and v["to_act"] == 0
+        hand_msg = server.chat(anna).last_bot_message()
+        assert hand_msg is not None
+        before_text = txt(hand_msg)
+        version = st.version
+        # a stale version, a foreign game, garbage: refused, nothing changed
+        await ws.send_json({"type": "act", "id": 1, "version": version - 1,
+                            "intent": action_json(view(st, 0).legal[0])})
+        r = await _result(ws)
+        assert (r["ok"], r["code"], r["id"]) == (False, "stale", 1)
+        assert r["text"] == t("ru", "popup.stale")  # the reason, as a stale button says it
+        await ws.send_json({"type": "act", "id": 2, "version": version,
+                            "intent": {"kind": "play", "card": "XX"}})
+        assert (await _result(ws))["code"] == "malformed"
+        await ws.send_str("{garbage")
+        assert (await _result(ws))["code"] == "malformed"
+        assert s.state is st
+        # the legal move through the page: stored, shown in the private hand message
+        count = hand_msg.edit_count
+        move = view(st, 0).legal[0]
+        await ws.send_json({"type": "act", "id": 3, "version": version,
+                            "intent": action_json(move)})
+        r = await _result(ws)
+        assert r == {"type": "result", "ok": True, "id": 3}
+        assert s.state is not None and s.state.version > version
+        await server.wait_for(lambda: hand_msg.edit_count > count
+                              or server.chat(anna).last_bot_message() is not hand_msg)
+        await server.wait_for(lambda: txt(server.chat(anna).last_bot_message()) != before_text)
+        # a pushed view with the new version arrives
+        while True:
+            msg = await ws.receive_json(timeout=5)
+            if msg["type"] == "view" and msg["view"]["version"] > version:
+                break
+        # the same action again (a replay) is refused: its version is gone
+        await server.wait_for(lambda: s.state is not None and s.state.to_act == 0)
+        await asyncio.sleep(0.05)
+        now = s.state
+        await ws.send_json({"type": "act", "id": 4, "version": version,
+                            "intent": action_json(move)})
+        assert (await _result(ws))["code"] == "stale"
+        assert s.state is now
+        await ws.close()
+        # Boris has no seat at Anna's table: his page is refused, his action too
+        btoken = (await session_token(http, app, server, boris))["token"]
+        ws2 = await http.ws_connect(base_url(app) + "/ws")
+        got = await _hello(ws2, btoken, gid)
+        assert got["type"] == "refused" and got["code"] == "not_seated"
+        await ws2.close()
+        st = s.state
+        assert st is not None
+        async with http.post(base_url(app) + "/api/act",
+                             headers={"Authorization": f"Bearer {btoken}"},
+                             json={"game": gid, "version": st.version,
+                                   "intent": {"kind": "pass"}}) as resp:
+            body = await resp.json()
+            assert resp.status == 409 and body["code"] == "not_seated"
+        assert s.state is st
+        counted = refusals(app)
+        assert counted["stale"] == 2 and counted["malformed"] == 2
+        assert counted["not_seated"] == 2
+
+
+async def test_a_flood_and_an_oversized_message(server: FakeTelegramServer, db: Path) -> None:
+    anna = server.add_user(1001, "Анна")
+    async with webapp_running(server, db) as app, aiohttp.ClientSession() as http:
+        gid = await solo_game(server, app, anna)
+        token = (await session_token(http, app, server, anna))["token"]
+        ws = await http.ws_connect(base_url(app) + "/ws")
+        assert (await _hello(ws, token, gid))["type"] == "view"
+        for i in range(40):  # a stale action, forty times at once
+            await ws.send_json({"type": "act", "id": i, "version": 0,
+                                "intent": {"kind": "pass"}})
+        codes = [(await _result(ws))["code"] for _ in range(40)]
+        assert codes.count("flood") >= 25 and codes[:5] == ["stale"] * 5
+        assert refusals(app)["flood"] == codes.count("flood")
+        await ws.send_str("x" * 10_000)  # larger than a page may send: the socket closes
+        msg = await ws.receive(timeout=5)
+        while msg.type == aiohttp.WSMsgType.TEXT:
+            msg = await ws.receive(timeout=5)
+        assert msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
+                            aiohttp.WSMsgType.CLOSING)
+        await ws.close()
+
+
+async def test_a_button_press_reaches_an_open_page(server: FakeTelegramServer,
+                                                   db: Path) -> None:
+    anna = server.add_user(1001, "Анна")
+    async with webapp_running(server, db) as app, aiohttp.ClientSession() as http:
+        gid = await solo_game(server, app, anna)
+        s = service(app).sessions[gid]
+        token = (await session_token(http, app, server, anna))["token"]
+        ws = await http.ws_connect(base_url(app) + "/ws")
+        assert (await _hello(ws, token, gid))["type"] == "view"
+        await server.wait_for(lambda: s.state is not None and s.state.to_act == 0)
+        st = s.state
+        assert st is not None
+        hand = server.chat(anna).last_bot_message()
+        assert hand is not None
+        button = next(b for b in hand.all_buttons if (b.callback_data or "").startswith(
+            f"g{gid}:{st.version}:a:"))
+        loop = asyncio.get_running_loop()
+        pressed = loop.time()
+        answer = await server.click(anna, hand, data=button.callback_data)
+        assert answer is not None and answer.text is None
+        while True:
+            msg = await ws.receive_json(timeout=1)
+            if msg["type"] == "view" and msg["view"]["version"] > st.version:
+                break
+        assert loop.time() - pressed < 1.0
+        await ws.close()
+
+
+class _DeadSocket:
+    closed = False
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+async def test_a_page_that_never_reads_is_dropped() -> None:
+    class NoPort:
+        def on_change(self, listener: object) -> None:
+            pass
+
+    srv = WebAppServer(NoPort(), "1:" + "A" * 30, host="127.0.0.1",  # type: ignore[arg-type]
+                       listen_port=0)
+    from bot.webapp.auth import WebUser
+
+    page = Page(WebUser(1, ""), "ru", 5, _DeadSocket())  # type: ignore[arg-type]
+    srv.pages[5] = {page}
+    for i in range(QUEUE):
+        assert srv._queue(page, json.dumps({"n": i}))
+    assert not srv._queue(page, "one too many")
+    await asyncio.sleep(0.01)
+    assert page.closed and 5 not in srv.pages and srv.metrics.dropped == 1
+
+
+async def test_several_processes_a_move_stored_elsewhere_reaches_the_page() -> None:
+    """With ``poll`` (several processes share the database), a page gets a newer view of
+    its game although no "changed" was announced in this process."""
+    from dataclasses import replace
+
+    from bot.engine.game import new_game
+    from bot.engine.rules import Rules
+    from bot.webapp.auth import WebUser
+    from bot.webapp.port import Refusal, SeatPlace, SeatView
+
+    state = {"version": 3}
+    base = view(new_game(Rules(), 1), 0)
+
+    class Elsewhere:
+        def on_change(self, listener: object) -> None:
+            pass
+
+        def lang_for(self, user_id: int, code: str | None) -> str:
+            return "ru"
+
+        def games_of(self, user_id: int) -> list[int]:
+            return [9]
+
+        async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+            place = SeatPlace(9, ("А", "Б", "В"), (False, True, True), True, True, None)
+            return SeatView(replace(base, version=state["version"]), place, "ru")
+
+        async def act(self, game_id: int, user: WebUser, intent: dict[str, object],
+                      version: int) -> Refusal | str | None:
+            return None
+
+    token = "1:" + "A" * 30
+    srv = WebAppServer(Elsewhere(), token, host="127.0.0.1", listen_port=0, poll=0.05)
+    await srv.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            ws = await http.ws_connect(f"http://127.0.0.1:{srv.bound_port}/ws")
+            got = await _hello(ws, SessionKey.for_token(token).make(5, "ru", 2e9), 9)
+            assert got["view"]["version"] == 3
+            state["version"] = 4  # stored by another process: nobody says "changed" here
+            msg = await ws.receive_json(timeout=2)
+            assert msg["type"] == "view" and msg["view"]["version"] == 4
+            await ws.close()
+    finally:
+        await srv.stop()
