@@ -138,8 +138,8 @@ class ChangeFeed(Fanout):
                 try:
                     await self._listen()
                     break
-                except DRIVER_ERRORS as e:
-                    LOG.warning("%s: the change feed cannot listen yet (%s); again in %.1f s",
+                except Exception as e:  # whatever it is, the feed must not stop trying
+                    LOG.warning("%s: the change feed cannot listen yet (%s); again within %.1f s",
                                 self._where, e, delay)
                 await asyncio.sleep(delay * random.uniform(0.5, 1.0))
                 delay = min(delay * 2, self._retry[1])
@@ -156,7 +156,7 @@ class ChangeFeed(Fanout):
                 return
             try:
                 await asyncio.wait_for(conn.fetchval("SELECT 1"), self._ping_every)
-            except DRIVER_ERRORS:
+            except Exception:  # any failure of the ping: connect again
                 return
 
     def _notified(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:

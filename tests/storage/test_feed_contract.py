@@ -5,8 +5,10 @@ version it left, in commit order and only once it can be read; a write that is r
 fails tells nothing.  (PostgreSQL across processes, its lost connection and its figures:
 ``test_postgres_feed.py``.)
 
-"Nothing else was told" is checked with a last write to another game: the feed tells in
-commit order, so once that one is heard every earlier change has been.
+"Nothing else was told" is checked with a last move of another game (the marker): the feed
+tells in commit order, so once that one is heard every earlier change has been.  The same
+starts a listener clean (``listening``): on PostgreSQL a change committed just before a
+listener subscribes may still be on its way, and is told to it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import pytest
 
 from storage import Backend as Store
 from storage import (
-    Game,
     NotFound,
     Outcome,
     StatusConflict,
@@ -65,24 +66,35 @@ class Heard:
         await self.until(lambda changes: change in changes, timeout)
 
     async def then_nothing_else(self, store: Store, marker: int) -> list[Change | None]:
-        """Everything heard before a write to the game ``marker`` (a deadline: version as
-        it is) is heard; the changes before it."""
-        await store.set_deadline(marker, 1.0)
-        version = (await _game(store, marker)).version
-        await self.hears(Change(marker, version))
-        return self.changes[: self.changes.index(Change(marker, version))]
+        """What was heard before a move of the game ``marker``, once that is heard (so
+        every change committed before it is)."""
+        moved = await move(store, marker)
+        await self.hears(moved)
+        return self.changes[: self.changes.index(moved)]
 
 
-async def _game(store: Store, game_id: int) -> Game:
+async def listening(store: Store, marker: int) -> Heard:
+    """A listener that has heard everything committed before and forgot it."""
+    heard = Heard(store)
+    await heard.then_nothing_else(store, marker)
+    heard.changes.clear()
+    return heard
+
+
+async def move(store: Store, game_id: int) -> Change:
+    """A move of the started game ``game_id``: the change it is told as (a new version)."""
     game = await store.get_game(game_id)
     assert game is not None
-    return game
+    version = game.version + 1
+    await store.append_action(game_id, game.version, act(version), snap(version),
+                              deadline=None)
+    return Change(game_id, version)
 
 
 async def test_each_write_of_a_game_is_told_once_with_the_version_it_left(store: Store) -> None:
     await store.upsert_chat(CHAT, "group")
     marker = await new_game(store, -300, start=True)
-    heard = Heard(store)
+    heard = await listening(store, marker)
     expected: list[Change] = []
 
     async def told(change: Change) -> None:
@@ -154,7 +166,7 @@ async def test_a_refused_or_failed_write_tells_nothing(store: Store) -> None:
     game = await new_game(store, start=True)
     lobby = await new_game(store, -400)
     assert await store.append_action(game, 0, act(1), snap(1), deadline=None) == 1
-    heard = Heard(store)
+    heard = await listening(store, marker)
 
     with pytest.raises(VersionConflict):
         await store.append_action(game, 0, act(1), snap(1), deadline=None)
@@ -194,7 +206,9 @@ async def test_a_refused_or_failed_write_tells_nothing(store: Store) -> None:
 async def test_a_told_version_can_be_read_and_a_games_versions_come_in_order(
     store: Store,
 ) -> None:
+    marker = await new_game(store, -300, start=True)
     games = [await new_game(store, -1000 - i, start=True) for i in range(4)]
+    heard = await listening(store, marker)  # the games' creations are heard: from here on
     moves = 12
     seen: dict[int, list[int]] = {g: [] for g in games}
     readable: list[tuple[int, int]] = []  # (told version, version read after it)
@@ -211,7 +225,6 @@ async def test_a_told_version_can_be_read_and_a_games_versions_come_in_order(
         reads.append(asyncio.get_running_loop().create_task(read(change)))
 
     store.feed.subscribe(listener)
-    heard = Heard(store)
 
     async def play(game: int) -> None:
         for version in range(moves):
@@ -247,7 +260,7 @@ async def test_a_listener_that_raises_breaks_neither_the_feed_nor_the_others(
 async def test_an_unsubscribed_listener_is_told_nothing_more(store: Store) -> None:
     marker = await new_game(store, -300, start=True)
     game = await new_game(store, start=True)
-    gone = Heard(store)
+    gone = await listening(store, marker)
     stays = Heard(store)
     await store.append_action(game, 0, act(1), snap(1), deadline=None)
     await gone.hears(Change(game, 1))

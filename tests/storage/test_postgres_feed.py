@@ -9,6 +9,7 @@ cannot be made at once is tried again with back-off.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import time
@@ -22,7 +23,7 @@ from storage.postgres import PostgresStorage
 from storage.postgres.feed import APPLICATION_NAME, ChangeFeed
 from tests.pg import pg_url
 from tests.storage.test_contract import act, new_game, snap
-from tests.storage.test_feed_contract import Heard
+from tests.storage.test_feed_contract import Heard, listening, move
 
 __all__ = ["pg_url"]
 
@@ -38,17 +39,24 @@ async def _kill_listeners(store: PostgresStorage) -> int:
 
 
 @contextlib.asynccontextmanager
-async def two_processes(url: str) -> AsyncIterator[tuple[PostgresStorage, PostgresStorage]]:
+async def two_processes(
+    url: str,
+) -> AsyncIterator[tuple[PostgresStorage, PostgresStorage, int, int]]:
+    """Two storages on one database, a marker game and a game, both started."""
     async with PostgresStorage.open(url) as first, PostgresStorage.open(url) as second:
-        yield first, second
+        marker = await new_game(first, -300, start=True)
+        yield first, second, marker, await new_game(first, start=True)
 
 
 async def test_a_write_through_one_process_reaches_the_other_within_a_second(
     pg_url: str,
 ) -> None:
-    async with two_processes(pg_url) as (first, second):
-        game = await new_game(first, start=True)
+    async with two_processes(pg_url) as (first, second, marker, game):
         on_first, on_second = Heard(first), Heard(second)
+        moved = await move(first, marker)  # both heard everything before it: forget it
+        for heard in (on_first, on_second):
+            await heard.hears(moved)
+            heard.changes.clear()
         delays: list[float] = []
         for version in range(6):
             writer = (first, second)[version % 2]  # moves made through each process
@@ -65,9 +73,8 @@ async def test_a_write_through_one_process_reaches_the_other_within_a_second(
 async def test_a_killed_listen_connection_comes_back_and_says_read_everything_again(
     pg_url: str,
 ) -> None:
-    async with two_processes(pg_url) as (writer, reader):
-        game = await new_game(writer, start=True)
-        heard = Heard(reader)
+    async with two_processes(pg_url) as (writer, reader, marker, game):
+        heard = await listening(reader, marker)
         assert await _kill_listeners(writer) == 2
         await heard.hears(None, timeout=5.0)  # listening again: read everything again
         feed = reader.feed
@@ -99,7 +106,7 @@ async def test_a_connection_that_cannot_be_made_at_once_is_tried_again_with_back
         heard = Heard()
         feed.subscribe(heard)
         game = await new_game(store, start=True)
-        await heard.hears(Change(game, 0))
+        await heard.hears(Change(game, 0))  # (the feed listens: its first connection)
         await store._pool.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE application_name = 'feed-test'")
@@ -141,3 +148,48 @@ async def test_close_stops_listening(pg_url: str) -> None:
         assert listening == 1  # only the open one's
     finally:
         await other.close()
+
+
+class _Silent:
+    """A listen connection whose network died without a word: nothing closes it, and a
+    ping never answers."""
+
+    def __init__(self) -> None:
+        self.terminated = False
+
+    def add_termination_listener(self, callback: object) -> None:
+        pass
+
+    async def add_listener(self, channel: str, callback: object) -> None:
+        pass
+
+    async def fetchval(self, sql: str) -> object:
+        await asyncio.Event().wait()  # never
+        return None
+
+    def is_closed(self) -> bool:
+        return self.terminated
+
+    def terminate(self) -> None:
+        self.terminated = True
+
+    async def close(self) -> None:
+        self.terminated = True
+
+
+async def test_a_connection_that_stops_answering_is_found_by_the_ping_and_replaced() -> None:
+    made: list[_Silent] = []
+
+    async def connect() -> _Silent:
+        made.append(_Silent())
+        return made[-1]
+
+    feed = ChangeFeed(connect, "test", ping_every=0.05)
+    heard = Heard()
+    feed.subscribe(heard)
+    await feed.start()
+    try:
+        await heard.hears(None, timeout=2.0)  # the ping timed out: a new connection
+        assert made[0].terminated and len(made) >= 2 and feed.reconnects >= 1
+    finally:
+        await feed.close()
