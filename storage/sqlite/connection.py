@@ -277,8 +277,10 @@ class Database(Handle):
                 yield self.now()
                 await self.on_thread(_commit, self._tell_committed, asyncio.get_running_loop())
             except BaseException as e:
-                self._changes.clear()  # not committed (or told already)
-                await self.rollback(e)
+                try:
+                    await self.rollback(e)  # (queued after a COMMIT in flight: waits for it)
+                finally:
+                    self._changes.clear()  # not committed (a COMMIT that ran told them)
                 if isinstance(e, sqlite3.Error):
                     raise failure(e, self.path) from e
                 raise
@@ -314,10 +316,12 @@ class Database(Handle):
             try:
                 return await self.on_thread(run_and_tell)
             except BaseException as e:
-                self._changes.clear()  # not committed (or told already)
-                if not isinstance(e, Exception):  # cancelled: the function may still run
-                    abandoned.set()
-                    await self.rollback(e)  # queued after it: waits for its end
+                try:
+                    if not isinstance(e, Exception):  # cancelled: the function may still run
+                        abandoned.set()
+                        await self.rollback(e)  # queued after it: waits for its end
+                finally:
+                    self._changes.clear()  # not committed (a COMMIT that ran told them)
                 if isinstance(e, sqlite3.Error):
                     raise failure(e, self.path) from e
                 raise
