@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "hints": "time of a hint and of a deal's analysis",
     "pictures": "milliseconds to draw the score-sheet and race pictures",
     "storage": "moves stored per second by many games at once",
+    "feed": "from a stored move to another process's change feed (PostgreSQL LISTEN/NOTIFY)",
     "restart": "start-up to the first answer with many live games",
     "texts": "what the gettext catalogs cost at start-up and per message",
     "solver": "nodes and CPU time of the open-card solver on fixed positions",
@@ -58,6 +59,10 @@ def _command(name: str) -> Callable[[list[str]], int]:
         from bench.storage import bench_storage
 
         return bench_storage
+    if name == "feed":
+        from bench.feed import bench_feed
+
+        return bench_feed
     if name == "solver":
         from bench.solver import main as bench_solver
 

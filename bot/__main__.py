@@ -28,6 +28,8 @@ USAGE = """usage: python -m bot [COMMAND]
   bench pictures [--deals N]   milliseconds to draw the score-sheet and race pictures
   bench storage [--games N]    moves stored per second by N games at once, append latency
                                [--moves N] [--compare] [--database-url URL]
+  bench feed [--games N]       a stored move to another process's change feed (p50, p95)
+                               [--moves N] [--database-url URL] (PostgreSQL; else SQLite)
   bench restart [--games N]    start-up to the first answer with N live games [--eager]
   arena --a L --b L [...]      computer players against each other on duplicate deals
                                (L: random, normal, hard, or L@GIT-REF: as in that commit)

@@ -2,8 +2,10 @@
 
 A backend (SQLite, ``storage.sqlite``; PostgreSQL, ``storage.postgres``) supplies one object
 per role: ``GamesStore`` (games: lobby, end, queries, export), ``MovesStore`` (the moves),
-``PeopleStore`` (chats and users), ``StatsStore`` (results and ratings) and
-``CoordinationStore`` (several processes on one database); each is only that backend's SQL.
+``PeopleStore`` (chats and users), ``StatsStore`` (results and ratings),
+``CoordinationStore`` (several processes on one database) and ``FeedStore`` (the changes of
+the games, as they are committed, for whoever shows them live); each is only that backend's
+SQL (and, for the feed, how its changes travel).
 The bot sees them through one facade, ``storage.facade.Backend``, which checks the
 arguments of the many-argument writes once and hands the role a request (``NewGame``,
 ``LobbyEdit``, ``Moves``, ``Ending``).  Both backends pass the same contract tests
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 from storage.models import (
     Chat,
@@ -33,8 +35,11 @@ from storage.models import (
 )
 
 __all__ = [
+    "Change",
     "CoordinationStore",
     "Ending",
+    "FeedListener",
+    "FeedStore",
     "GamesStore",
     "LobbyEdit",
     "Migration",
@@ -292,3 +297,33 @@ class CoordinationStore(Protocol):
     async def end_edit(self, chat_id: int, slot: str, owner: str, shown: str | None) -> None: ...
 
     async def prune_coordination(self, older_than: float) -> int: ...
+
+
+# --------------------------------------------------------------------------- the feed
+
+
+class Change(NamedTuple):
+    """A game's row changed and was committed: ``game_id`` is at ``version`` (its
+    ``games.version``: the number of its moves) or later.  A write that adds no move (a
+    lobby edit, the start, a deadline, the seats, the end) gives the version it left."""
+
+    game_id: int
+    version: int
+
+
+FeedListener = Callable[[Change | None], object]
+"""Told every committed change of a game (``Change``); ``None`` means "changes may have
+been missed: read again everything you show" (the PostgreSQL feed lost its connection and
+has it back).  Called in the event loop, in commit order: it must return quickly (hand the
+work to a task or a queue); what it returns is ignored and what it raises is logged."""
+
+
+class FeedStore(Protocol):
+    """The changes of the games as they are committed (``docs/storage.md``, *The feed*):
+    on PostgreSQL every process's, through ``LISTEN``/``NOTIFY``; on SQLite this process's,
+    in memory.  For one game the versions come in commit order (never decreasing), and a
+    change is told only once it can be read."""
+
+    def subscribe(self, listener: FeedListener) -> Callable[[], None]:
+        """Tell ``listener`` every change from now on; returns the call that stops it."""
+        ...

@@ -1,8 +1,9 @@
 """The storage the bot uses: :class:`Backend`, one facade over the roles a backend supplies.
 
 A backend gives the facade one object per role (``storage.base``): ``games``, ``moves``,
-``people``, ``stats`` and ``coord``, plus how to close its connection.  Each method of the
-facade is one of theirs, written here once: most are the role's own method (``_Forward``:
+``people``, ``stats``, ``coord`` and ``feed``, plus how to close its connection.  The
+feed has no method on the facade (``storage.feed.subscribe(listener)``).  Each method of
+the facade is one of theirs, written here once: most are the role's own method (``_Forward``:
 ``storage.get_game`` *is* ``storage.games.get_game``, no body in between); the writes
 whose arguments are many check them here (``storage.checks``) and hand the role one request
 (``NewGame``, ``LobbyEdit``, ``Moves``, ``Ending``), so neither backend spells them again.
@@ -19,6 +20,7 @@ from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 from storage.base import (
     CoordinationStore,
     Ending,
+    FeedStore,
     GamesStore,
     LobbyEdit,
     Moves,
@@ -49,6 +51,7 @@ ROLES: dict[str, type] = {
     "people": PeopleStore,
     "stats": StatsStore,
     "coord": CoordinationStore,
+    "feed": FeedStore,
 }
 """The facade's role attributes and the protocol each one's object follows."""
 
@@ -121,6 +124,7 @@ class Backend:
         people: PeopleStore,
         stats: StatsStore,
         coord: CoordinationStore,
+        feed: FeedStore,
         close: Callable[[], Coroutine[Any, Any, None]],
     ) -> None:
         self.games = games
@@ -128,6 +132,7 @@ class Backend:
         self.people = people
         self.stats = stats
         self.coord = coord
+        self.feed = feed
         self._close = close
 
     # ------------------------------------------------------------------ lifecycle

@@ -15,7 +15,8 @@ same ``storage.errors`` as SQLite's; asyncpg's are mapped by ``connection.failur
 each given the ``Pool``: ``People`` (chats and users, ``people.py``), ``Games`` (lobby,
 end, queries, export; ``games.py``), ``MoveWriter`` (the moves, ``writer.py``), ``Stats``
 (results and ratings, ``stats.py``) and ``Coordination`` (leases, group budget, send-once
-messages; ``coord.py``); it adds only how to connect and ``schema_version()``.
+messages; ``coord.py``), and the ``ChangeFeed`` (``feed.py``: a ``LISTEN`` connection of its
+own); it adds only how to connect and ``schema_version()``.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from typing import Any, cast
 
 from storage.base import Migration, Opening
 from storage.facade import Backend
-from storage.postgres.connection import Pool
+from storage.handle import undone_on_failure
+from storage.postgres.connection import DRIVER_ERRORS, Pool, failure
 from storage.postgres.coord import Coordination
+from storage.postgres.feed import ChangeFeed
 from storage.postgres.games import Games
 from storage.postgres.people import People
 from storage.postgres.schema import PG_MIGRATIONS, SCHEMA_TABLE
@@ -42,12 +45,17 @@ class PostgresStorage(Backend):
     ``async with PostgresStorage.open(url) as s``; every method behaves as the SQLite
     ``Storage``'s."""
 
-    def __init__(self, pg: Pool) -> None:
+    def __init__(self, pg: Pool, feed: ChangeFeed) -> None:
         self._pg = pg
         self._pool: Any = pg.pool  # the asyncpg pool, for tests that inspect the database
+
+        async def close() -> None:
+            await feed.close()
+            await pg.close()
+
         super().__init__(
             games=Games(pg), moves=MoveWriter(pg), people=People(pg), stats=Stats(pg),
-            coord=Coordination(pg), close=pg.close,
+            coord=Coordination(pg), feed=feed, close=close,
         )
 
     # ------------------------------------------------------------------ lifecycle
@@ -92,7 +100,9 @@ class PostgresStorage(Backend):
         pg = await Pool.open(
             url, clock, busy_timeout, migrations, min_size, max_size, connect_timeout
         )
-        return cls(pg)
+        async with undone_on_failure(pg.close, DRIVER_ERRORS, lambda e: failure(e, pg.where)):
+            feed = await ChangeFeed.open(url, pg.where, connect_timeout)
+        return cls(pg, feed)
 
     async def schema_version(self) -> int:
         """The schema version of the database (the highest applied migration)."""

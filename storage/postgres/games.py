@@ -1,7 +1,8 @@
 """Games on PostgreSQL: the lobby, the end of a game, the queries and the export (the
 moves are ``storage.postgres.writer``).  The game writes lock the game row (``SELECT ...
 FOR UPDATE``); the unique indexes keep one active game per chat and lobby codes unique
-across processes."""
+across processes.  Each write of a game's row notifies the change feed in the same
+statement (``RETURNING pg_notify(...)``, delivered when the transaction commits)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from storage.errors import (
 )
 from storage.models import Game, GameResult, Outcome, ScoreRow
 from storage.postgres.connection import Connection, Pool, unique
+from storage.postgres.feed import NOTIFY_SQL
 from storage.record import build_record
 from storage.rows import ACTIVE_SQL, GAME_COLUMNS, game_row, result_row, score_row
 from storage.sql import NEW_GAME_CLASHES, numbered
@@ -37,6 +39,8 @@ __all__ = ["ONE_ACTIVE_INDEX", "Games", "active_game", "clashing_game", "require
 ONE_ACTIVE_INDEX: Final = "games_one_active_per_thread"
 """The unique index of one game in lobby/playing per (chat, thread) (schema version 5)."""
 _NEW_GAME_CLASHES: Final = numbered(NEW_GAME_CLASHES)
+_NOTIFY: Final = f" RETURNING {NOTIFY_SQL}"
+"""Every write of a game's row tells the feed (``storage.postgres.feed``) in its statement."""
 
 class Games:
     """The ``games`` table with its ``game_actions``, ``score_sheets`` and ``results``."""
@@ -55,7 +59,8 @@ class Games:
                 game_id = await conn.fetchval(
                     "INSERT INTO games (chat_id, status, creator_id, created, updated, rules,"
                     " seed, seats, deadline, lobby_code, thread_id)"
-                    " VALUES ($1, 'lobby', $2, $3, $3, $4, $5, $6, $7, $8, $9) RETURNING game_id",
+                    " VALUES ($1, 'lobby', $2, $3, $3, $4, $5, $6, $7, $8, $9)"
+                    f" RETURNING game_id, {NOTIFY_SQL}",
                     chat_id, new.creator_id, now, new.rules, new.seed, new.seats, new.deadline,
                     code, new.thread_id,
                 )
@@ -78,7 +83,7 @@ class Games:
             await _lobby_game(conn, edit)
             await conn.execute(
                 "UPDATE games SET seats = COALESCE($1, seats), rules = COALESCE($2, rules),"
-                " lobby_rev = lobby_rev + 1, updated = $3 WHERE game_id = $4",
+                f" lobby_rev = lobby_rev + 1, updated = $3 WHERE game_id = $4{_NOTIFY}",
                 edit.seats, edit.rules, now, edit.game_id,
             )
         return edit.expected_lobby_rev + 1
@@ -90,7 +95,7 @@ class Games:
                 "UPDATE games SET status = 'playing', snapshot = $1, deadline = $2,"
                 " seats = COALESCE($3, seats), rules = COALESCE($4, rules),"
                 " lobby_rev = lobby_rev + 1, updated = $5, human_moved = $5"
-                " WHERE game_id = $6",
+                f" WHERE game_id = $6{_NOTIFY}",
                 snapshot, deadline, edit.seats, edit.rules, now, edit.game_id,
             )
 
@@ -101,7 +106,7 @@ class Games:
                 raise StatusConflict(game_id, game.status, ("lobby",))
             await conn.execute(
                 "UPDATE games SET status = 'stopped', deadline = NULL, lobby_code = NULL,"
-                " updated = $1 WHERE game_id = $2",
+                f" updated = $1 WHERE game_id = $2{_NOTIFY}",
                 now, game_id,
             )
 
@@ -128,7 +133,7 @@ class Games:
         check_json("seats", seats)
         await self._pg.update_one(
             f"game {game_id}",
-            "UPDATE games SET seats = $1, updated = $2 WHERE game_id = $3",
+            f"UPDATE games SET seats = $1, updated = $2 WHERE game_id = $3{_NOTIFY}",
             seats, self._pg.now(), check_int64("game_id", game_id),
         )
 
@@ -139,7 +144,7 @@ class Games:
         async with self._pg.tx() as (conn, now):
             check_active(await require_game(conn, game_id, lock=True), expected_version)
             await conn.execute(
-                "UPDATE games SET deadline = $1, updated = $2 WHERE game_id = $3",
+                f"UPDATE games SET deadline = $1, updated = $2 WHERE game_id = $3{_NOTIFY}",
                 deadline, now, game_id,
             )
 
@@ -166,7 +171,7 @@ class Games:
                 )
             row = await conn.fetchrow(
                 "UPDATE games SET status = $1, reason = $2, deadline = NULL, lobby_code = NULL,"
-                f" updated = $3 WHERE game_id = $4 RETURNING {GAME_COLUMNS}",
+                f" updated = $3 WHERE game_id = $4 RETURNING {GAME_COLUMNS}, {NOTIFY_SQL}",
                 ending.status, ending.reason, now, game_id,
             )
         return game_row(row)
@@ -327,6 +332,6 @@ async def _finish(conn: Connection, game_id: int, outcome: Outcome, now: float) 
     )
     await conn.execute(
         "UPDATE games SET status = $1, deadline = NULL, lobby_code = NULL, updated = $2"
-        " WHERE game_id = $3",
+        f" WHERE game_id = $3{_NOTIFY}",
         "stopped" if outcome.stopped else "finished", now, game_id,
     )

@@ -11,6 +11,7 @@ import asyncpg
 from storage.base import Moves
 from storage.errors import NotFound, StatusConflict, VersionConflict
 from storage.postgres.connection import Pool
+from storage.postgres.feed import NOTIFY_SQL
 from storage.postgres.games import require_game
 
 __all__ = ["MoveWriter"]
@@ -18,8 +19,9 @@ __all__ = ["MoveWriter"]
 # A move in one statement: the version-checked UPDATE of the game, the action (seq = the new
 # version), the score-sheet rows and, for the last move, the result.  When the UPDATE
 # matches no row nothing is written, and the last SELECT tells why (its snapshot is the
-# statement's start, so it shows the game as the UPDATE found it).
-_APPEND_SQL: Final = """
+# statement's start, so it shows the game as the UPDATE found it).  The last move of a call
+# notifies the change feed ($15; ``storage.postgres.feed``), delivered on COMMIT.
+_APPEND_SQL: Final = f"""
 WITH g AS (
     UPDATE games SET
         version = version + 1,
@@ -44,7 +46,8 @@ WITH g AS (
     SELECT game_id, $6::double precision, $12::bigint, $13::text, $14::boolean
     FROM g WHERE $10::boolean
 )
-SELECT (SELECT version FROM g) AS new_version, status, version
+SELECT (SELECT version FROM g) AS new_version, status, version,
+    (SELECT {NOTIFY_SQL} FROM g WHERE $15::boolean) AS notified
 FROM games WHERE game_id = $1::bigint
 """
 
@@ -74,6 +77,7 @@ class MoveWriter:
                 outcome.winner_seat if outcome else None,
                 outcome.totals if outcome else None,
                 bool(outcome.stopped) if outcome else None,
+                last,
             )
 
         if len(actions) == 1:

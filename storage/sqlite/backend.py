@@ -6,8 +6,9 @@ transactions; the role objects are given it: ``People`` (chats and users,
 ``people.py``), ``Games`` (lobby, end, queries, export; ``games.py``), ``MoveWriter``
 (the moves, with group commit; ``writer.py``), ``Stats`` (results and ratings;
 ``stats.py``) and ``Coordination`` (leases, group budget, send-once messages;
-``coord.py``).  ``Storage`` adds only how to open the database and SQLite's extras
-(``path``, ``pragmas()``).
+``coord.py``); the feed is the ``Database``'s (``storage.feed.Fanout``: one process, in
+memory, told after each COMMIT).  ``Storage`` adds only how to open the database and
+SQLite's extras (``path``, ``pragmas()``).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ class Storage(Backend):
         self._moves = MoveWriter(database)
         super().__init__(
             games=Games(database), moves=self._moves, people=People(database),
-            stats=Stats(database), coord=Coordination(database), close=database.close,
+            stats=Stats(database), coord=Coordination(database), feed=database.feed,
+            close=database.close,
         )
         # The connection and its lock, for tests that watch or hold them.
         self._db: aiosqlite.Connection = database.conn

@@ -27,7 +27,7 @@ from typing import Concatenate, Final, ParamSpec, TypeVar, cast
 
 import aiosqlite
 
-from storage.base import Migration
+from storage.base import Change, Migration
 from storage.checks import check_busy_timeout
 from storage.errors import (
     NotFound,
@@ -36,6 +36,7 @@ from storage.errors import (
     StorageFailure,
     StorageReadOnly,
 )
+from storage.feed import Fanout
 from storage.handle import Handle, undone_on_failure
 from storage.models import Pragmas
 from storage.sqlite.migrations import migrate
@@ -56,6 +57,7 @@ _SQLITE_FULL: Final = 13
 _SQLITE_CANTOPEN: Final = 14
 
 _T = TypeVar("_T")
+_A = TypeVar("_A")
 _P = ParamSpec("_P")
 
 Params = Sequence[object]
@@ -154,11 +156,18 @@ def in_transaction(
     return result
 
 
+def _commit(conn: sqlite3.Connection, then: Callable[[_A], None], arg: _A) -> None:
+    """``COMMIT``, then ``then(arg)`` (on aiosqlite's thread)."""
+    conn.execute("COMMIT")
+    then(arg)
+
+
 # --------------------------------------------------------------------------- the connection
 
 
 class Database(Handle):
-    """The aiosqlite connection of one ``Storage``, with its lock and clock."""
+    """The aiosqlite connection of one ``Storage``, with its lock and clock, and the feed
+    its writes publish their changes to once committed (``changed``)."""
 
     def __init__(
         self, conn: aiosqlite.Connection, path: str, clock: Callable[[], float]
@@ -167,6 +176,27 @@ class Database(Handle):
         self.conn = conn
         self.path = path
         self.lock = asyncio.Lock()
+        self.feed = Fanout()
+        self._changes: list[Change] = []  # of the transaction under the lock
+
+    def changed(self, game_id: int, version: int) -> None:
+        """Inside ``write()`` or ``transact()`` (also from the function on the thread): the
+        game is at ``version`` once this transaction commits.  Told to the feed right after
+        the COMMIT (``_tell_committed``), before the lock is free, so in commit order;
+        dropped if the transaction does not commit."""
+        self._changes.append(Change(game_id, version))
+
+    def _tell_committed(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On aiosqlite's thread, right after a COMMIT: the transaction's changes go to the
+        feed in the loop's next step (queued before the answer that frees the lock)."""
+        changes, self._changes = self._changes, []
+        if changes:
+            with contextlib.suppress(RuntimeError):  # a closed loop: no one is listening
+                loop.call_soon_threadsafe(self._publish, changes)
+
+    def _publish(self, changes: list[Change]) -> None:
+        for change in changes:
+            self.feed.publish(change)
 
     @classmethod
     async def open(
@@ -245,9 +275,12 @@ class Database(Handle):
                 # in aiosqlite's thread, and the rollback below (queued after it) undoes it.
                 await self.conn.execute("BEGIN IMMEDIATE")
                 yield self.now()
-                await self.conn.execute("COMMIT")
+                await self.on_thread(_commit, self._tell_committed, asyncio.get_running_loop())
             except BaseException as e:
-                await self.rollback(e)
+                try:
+                    await self.rollback(e)  # (queued after a COMMIT in flight: waits for it)
+                finally:
+                    self._changes.clear()  # not committed (a COMMIT that ran told them)
                 if isinstance(e, sqlite3.Error):
                     raise failure(e, self.path) from e
                 raise
@@ -270,16 +303,25 @@ class Database(Handle):
             self.check_open()
             now = self.now()
             abandoned = threading.Event()
+            loop = asyncio.get_running_loop()
 
             def run(conn: sqlite3.Connection) -> _T:
                 return body(conn, now, *args, **kwargs)
 
+            def run_and_tell(conn: sqlite3.Connection) -> _T:
+                result = in_transaction(conn, abandoned.is_set, run)
+                self._tell_committed(loop)
+                return result
+
             try:
-                return await self.on_thread(in_transaction, abandoned.is_set, run)
+                return await self.on_thread(run_and_tell)
             except BaseException as e:
-                if not isinstance(e, Exception):  # cancelled: the function may still run
-                    abandoned.set()
-                    await self.rollback(e)  # queued after it: waits for its end
+                try:
+                    if not isinstance(e, Exception):  # cancelled: the function may still run
+                        abandoned.set()
+                        await self.rollback(e)  # queued after it: waits for its end
+                finally:
+                    self._changes.clear()  # not committed (a COMMIT that ran told them)
                 if isinstance(e, sqlite3.Error):
                     raise failure(e, self.path) from e
                 raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 
 from storage.base import Ending, LobbyEdit, NewGame
 from storage.checks import check_json, check_thread, check_time, cutoff
@@ -47,6 +48,7 @@ class Games:
                 (new.chat_id, new.creator_id, now, now, new.rules, new.seed, new.seats,
                  new.deadline, new.lobby_code, new.thread_id),
             )
+            db.changed(game_id, 0)
         return game_id
 
     async def update_lobby(self, edit: LobbyEdit) -> int:
@@ -75,7 +77,7 @@ class Games:
         Clears its deadline and lobby code.  ``StatusConflict`` if it is not in lobby.
         """
         async with self._db.write() as now:
-            game = await require_game(self._db, game_id)
+            game = _changing(self._db, await require_game(self._db, game_id))
             if game.status != "lobby":
                 raise StatusConflict(game_id, game.status, ("lobby",))
             await self._db.execute(
@@ -104,7 +106,7 @@ class Games:
         """Store who sits in each seat now (JSON), whatever the game's status: a person
         took a computer's seat during the game (the action log has the truth); ``NotFound``."""
         check_json("seats", seats)
-        await self._db.transact(_set_seats, game_id, seats)
+        await self._db.transact(_set_seats, game_id, seats, self._db.changed)
 
     async def set_deadline(
         self, game_id: int, deadline: float | None, *, expected_version: int | None = None
@@ -115,7 +117,8 @@ class Games:
         """
         check_time("deadline", deadline)
         async with self._db.write() as now:
-            check_active(await require_game(self._db, game_id), expected_version)
+            _changing(self._db, check_active(await require_game(self._db, game_id),
+                                             expected_version))
             await self._db.execute(
                 "UPDATE games SET deadline = ?, updated = ? WHERE game_id = ?",
                 (deadline, now, game_id),
@@ -125,7 +128,8 @@ class Games:
         self, game_id: int, outcome: Outcome, expected_version: int | None
     ) -> GameResult:
         async with self._db.write() as now:
-            check_playing(await require_game(self._db, game_id), expected_version)
+            _changing(self._db, check_playing(await require_game(self._db, game_id),
+                                              expected_version))
             await finish(self._db, game_id, outcome, now)
             result = await _get_result(self._db, game_id)
         assert result is not None
@@ -137,7 +141,7 @@ class Games:
         """``expire_game``/``mark_broken`` (``storage.facade``)."""
         db, game_id = self._db, ending.game_id
         async with db.write() as now:
-            game = check_ending(await require_game(db, game_id), ending)
+            game = _changing(db, check_ending(await require_game(db, game_id), ending))
             if game.status == "playing" and ending.totals is not None:
                 await db.execute(
                     "INSERT INTO results (game_id, finished, winner_seat, totals, stopped)"
@@ -324,7 +328,14 @@ async def _get_result(db: Database, game_id: int) -> GameResult | None:
 
 
 async def _lobby_game(db: Database, edit: LobbyEdit) -> Game:
-    return check_lobby(await require_game(db, edit.game_id), edit)
+    """The lobby ``edit`` changes, told to the feed as changed (``Database.changed``)."""
+    return _changing(db, check_lobby(await require_game(db, edit.game_id), edit))
+
+
+def _changing(db: Database, game: Game) -> Game:
+    """``game`` is written by the transaction: the feed is told it once it commits."""
+    db.changed(game.game_id, game.version)
+    return game
 
 
 def _lobby_values(game: Game, edit: LobbyEdit) -> tuple[str, str]:
@@ -347,12 +358,15 @@ async def finish(db: Database, game_id: int, outcome: Outcome, now: float) -> No
     )
 
 
-def _set_seats(conn: sqlite3.Connection, now: float, game_id: int, seats: str) -> None:
-    changed = conn.execute(
-        "UPDATE games SET seats = ?, updated = ? WHERE game_id = ?", (seats, now, game_id)
-    ).rowcount
-    if changed != 1:
+def _set_seats(conn: sqlite3.Connection, now: float, game_id: int, seats: str,
+               changed: Callable[[int, int], None]) -> None:
+    rows = conn.execute(  # every row fetched: the statement is done before the COMMIT
+        "UPDATE games SET seats = ?, updated = ? WHERE game_id = ? RETURNING version",
+        (seats, now, game_id),
+    ).fetchall()
+    if not rows:
         raise NotFound(f"game {game_id}")
+    changed(game_id, int(rows[0][0]))
 
 
 def _set_message_ids(conn: sqlite3.Connection, now: float, game_id: int, ids: str) -> None:

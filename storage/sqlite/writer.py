@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from storage.base import Moves
+from storage.base import Change, Moves
 from storage.errors import NotFound, StatusConflict, StorageFailure, VersionConflict
 from storage.sqlite.connection import Abandoned, Database, failure, in_transaction
 
@@ -103,11 +103,14 @@ class MoveWriter:
             batch[0].future.get_loop().call_soon_threadsafe(self._settle_batch, batch, results)
 
     def _settle_batch(self, batch: list[_Move], results: list[int | BaseException]) -> None:
+        """Each caller its version or error, and the feed each stored move (once: the
+        second call for a batch finds the futures done)."""
         for move, result in zip(batch, results, strict=True):
             if isinstance(result, BaseException):
                 _settle(move.future, self._move_error(result))
             elif not move.future.done():
                 move.future.set_result(result)
+                self._db.feed.publish(Change(move.moves.game_id, result))
 
     def _move_error(self, error: BaseException) -> BaseException:
         """What a move's caller raises for ``error`` (one object per caller)."""

@@ -15,8 +15,11 @@ import pytest
 import storage
 from storage import Backend as Store
 from storage import Storage as SQLiteStorage
+from storage.base import FeedStore
 from storage.facade import ROLES, Backend, _Forward
+from storage.feed import Fanout
 from storage.postgres import PostgresStorage
+from storage.postgres.feed import ChangeFeed
 
 REQUESTS = {
     # role method -> the facade's methods that check their arguments and call it
@@ -116,3 +119,13 @@ def test_no_storage_class_is_deeper_than_two() -> None:
     for cls in classes:
         above = [c for c in cls.__mro__[1:] if c.__module__.split(".")[0] == "storage"]
         assert len(above) <= 1, (cls, above)
+
+
+async def test_the_feed_is_a_role_with_nothing_on_the_facade(store: Store) -> None:
+    """``store.feed.subscribe(listener)``: the feed's one method is not a coroutine and is
+    used on the role itself, so the facade has no method for it."""
+    assert ROLES["feed"] is FeedStore
+    assert not _methods(FeedStore)
+    assert "subscribe" not in vars(Backend)
+    expected = ChangeFeed if isinstance(store, PostgresStorage) else Fanout
+    assert type(store.feed) is expected
