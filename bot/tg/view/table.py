@@ -193,9 +193,6 @@ def render_table(lang: str, pv: TableView, info: TableInfo) -> Rendered:
                                            and info.seats[pv.to_act].computer):
             turn += " · " + t(lang, "table.waits_since", time=clock_time(info.since))
         lines.append(turn)
-    menu = K.menu_line(lang, info.keepers)  # (keepers.py)
-    if menu:
-        lines.append(menu)
     g = info.game_id
     base = (Button(t(lang, "btn.my_cards"), cb.encode(g, 0, cb.HAND)),
             Button(t(lang, "btn.score"), cb.encode(g, 0, cb.SCORE)))
