@@ -15,6 +15,7 @@ from storage import Storage
 from tests.bot.helpers import (
     click_data,
     idle,
+    lobby_more,
     open_table,
     play,
     running,
@@ -355,6 +356,7 @@ async def test_keepers_changes_survive_a_sigkill(server: FakeTelegramServer, db:
                                            for b in m.all_buttons), timeout=20)
         assert await click_data(server, vera, lobby, ":j:") is None
         assert await click_data(server, boris, lobby, ":j:") is None
+        await lobby_more(server, anna, lobby)  # (🚪 is one press away: «⚙️ Ещё…»)
         assert ONLY in await refused(server, boris, lobby, ":km:")
         assert await click_data(server, anna, lobby, ":km:k") is None
         assert await click_data(server, anna, lobby, ":kk:1") is None  # Vera: seat 2

@@ -325,7 +325,7 @@ class TableRoom:
         return R.TableInfo(s.game_id, s.labels(), tuple(s.events.get(deal, ())), s.solo,
                            hints_allowed(s), s.pace,
                            s.since if s.pace == UNHURRIED and s.since else None,
-                           keepers=keepers)
+                           now=self.config.clock(), keepers=keepers)
 
     def _replies_follow(self, s: Session, st: GameState) -> bool:
         """Within a press's merge window, is the next move made at once (a computer seat or
@@ -666,6 +666,7 @@ class TableRoom:
                 lang = self.people.lang_for_user(uid)
                 self._ping(s, seat, version, self._ping_text(
                     s, key, lang, since=R.clock_time(began)), n)
+                self.refresh(s)  # the table says how long it waits now ("ждём 2 ч")
             return
         half = deadline - timeout / 2
         while self.pings_sent(s, seat, version) < 1:
