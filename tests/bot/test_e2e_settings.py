@@ -118,6 +118,9 @@ async def test_table_size_and_preset_and_computer_level(server: FakeTelegramServ
         await started(server, anna)
         gid, lobby = await open_table(server, app, GROUP, anna, [], start=False)
         assert "Thousand — a new game" in txt(lobby)  # the chat follows its people's language
+        # a quiet lobby: no computer seated, no computer's level
+        assert "Computer:" not in txt(lobby) and "Computer:" not in str(lobby.button_texts)
+        assert "Pace" not in str(lobby.button_texts) and "More…" in str(lobby.button_texts)
         s = session(app, gid)
         assert s is not None
         assert await click_and_wait(server, anna, lobby, "Players: 3") is None

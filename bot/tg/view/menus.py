@@ -206,7 +206,7 @@ def render_solo_setup(lang: str, info: LobbyInfo) -> Rendered:
         lines.append(t(lang, "solo.pick_level"))
         levels = [Button(("✅ " if lv == info.level else "") + level_name(lang, lv),
                          cb.encode(g, v, cb.LEVEL, lv)) for lv in LEVELS]
-        rows: list[tuple[Button, ...]] = [*button_rows(levels, 2),
+        rows: list[tuple[Button, ...]] = [*button_rows(levels, 3),
                                           (Button(t(lang, "btn.back"), _menu(g, v, "")),)]
         return Rendered(fit("\n".join(lines)), tuple(rows))
     lines.append(t(lang, "solo.pick_size"))
