@@ -250,6 +250,15 @@ async def test_the_keepers_menu_never_hides_the_table_and_goes_with_its_deal(
         people = {i: server.user(x.user_id) for i, x in enumerate(s.seats) if not x.computer}
         table = await current_table(server, gid)
         deal = len(s.state.history)
+        # an open menu shows the seats as they are: /auto changes it in place
+        menu = await open_menu(server, anna, table)
+        assert "Отдать компьютеру: Борис" in str(menu.button_texts)
+        await server.send_text(anna, GROUP, "/auto Борис")
+        await server.wait_for(lambda: "Вернуть место: Борис" in str(menu.button_texts),
+                              what="the menu brought up to date")
+        assert not menu.deleted
+        assert await click_data(server, anna, menu, ":kb:", wait=False) is None
+        await server.wait_for(lambda: menu.deleted, what="the menu gone once used")
         # the menu is open (at "stop the game?") while the deal is played on
         menu = await open_menu(server, anna, table)
         assert await click_data(server, anna, menu, ":km:s") is None

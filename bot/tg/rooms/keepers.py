@@ -268,6 +268,7 @@ class KeepersRoom:
         """A person's seat is played by the computer now (the caller holds the lock); the
         person is told in private and takes it back by pressing any button of the game."""
         await self.table.set_auto(s, seat, True, KEEPER, keeper)
+        self._menu_again(s)
         who = s.seats[seat]
         plang = self.people.lang_for_user(who.user_id)
         s.reminded.add(seat)  # the line goes when the seat is theirs again (table.py)
@@ -275,8 +276,15 @@ class KeepersRoom:
             t(plang, "keepers.private_auto", title=esc(s.title or "—"),
               keeper=esc(keeper[1]))))
 
+    def _menu_again(self, s: Session) -> None:
+        """An open keepers' menu shows the seats as they are now (a change by command)."""
+        if s.keepers_menu:
+            mid = self.outbox.message_id(s.chat_id, K.menu_key(s.game_id))
+            self._menu(s, s.keepers_menu, Where(s.chat_id, mid))
+
     async def give_back(self, s: Session, seat: int, keeper: tuple[int, str]) -> None:
         await self.table.give_back(s, seat, keeper)
+        self._menu_again(s)
         who = s.seats[seat]
         plang = self.people.lang_for_user(who.user_id)
         s.reminded.add(seat)  # deleted with the person's next move (table.py)
