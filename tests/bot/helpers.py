@@ -281,3 +281,30 @@ async def open_table(server: FakeTelegramServer, app: ThousandApplication, group
 def txt(msg: FakeMessage | None) -> str:
     """The text of a message as its reader sees it ("" for none)."""
     return (msg.text or "") if msg is not None else ""
+
+
+async def lobby_more(server: FakeTelegramServer, user: FakeUser, lobby: FakeMessage) -> None:
+    """Open the lobby's «⚙️ Ещё…» page (the rules and the table's settings)."""
+    assert await click_data(server, user, lobby, ":m:o") is None
+    await server.wait_for(lambda: any(":tp:" in (b.callback_data or "")
+                                      for b in lobby.all_buttons), what="the lobby's page")
+
+
+async def lobby_main(server: FakeTelegramServer, user: FakeUser, lobby: FakeMessage) -> None:
+    """Back from the «⚙️ Ещё…» page to the lobby (✅ Готово)."""
+    count = lobby.edit_count
+    answer = await server.click(user, lobby,
+                                predicate=lambda b: (b.callback_data or "").endswith(":m:"))
+    assert answer is not None and answer.text is None, answer
+    await edited(server, lobby, count)
+    await server.wait_for(lambda: any(":st:" in (b.callback_data or "")
+                                      for b in lobby.all_buttons), what="the lobby")
+
+
+async def lobby_setting(server: FakeTelegramServer, user: FakeUser, lobby: FakeMessage,
+                        part: str) -> None:
+    """Change a setting of the «⚙️ Ещё…» page (the button whose data has ``part``) and go
+    back to the lobby."""
+    await lobby_more(server, user, lobby)
+    assert await click_data(server, user, lobby, part) is None
+    await lobby_main(server, user, lobby)

@@ -21,6 +21,7 @@ from tests.bot.helpers import (
     action_button,
     click_data,
     idle,
+    lobby_setting,
     open_table,
     running,
     service,
@@ -284,7 +285,7 @@ async def test_an_evicted_unhurried_table_still_pings_twice_and_waits(
         await start_private(server, *people)
         gid, lobby = await open_table(server, app, GROUP, people[0], people[1:], args="3",
                                       computers=1, start=False)
-        assert await click_data(server, people[0], lobby, ":tp:unhurried") is None
+        await lobby_setting(server, people[0], lobby, ":tp:unhurried")
         assert await click_data(server, people[0], lobby, ":st:") is None
         s = session(app, gid)
         assert s is not None and s.pace == "unhurried"

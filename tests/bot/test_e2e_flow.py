@@ -14,6 +14,8 @@ from bot.engine.rules import preset_of, rules_from_dict
 from tests.bot.helpers import (
     click_and_wait,
     idle,
+    lobby_main,
+    lobby_more,
     open_table,
     play,
     running,
@@ -161,8 +163,10 @@ async def test_only_moves_are_played_at_once_unless_turned_off(
             gid, lobby = await open_table(server, app, GROUP, anna, [], computers=2,
                                           start=False)
             if not forced:
+                await lobby_more(server, anna, lobby)
                 assert await click_and_wait(server, anna, lobby, "Единственный ход") is None
                 assert "вручную" in str(lobby.button_texts)
+                await lobby_main(server, anna, lobby)
             assert await click_and_wait(server, anna, lobby, "Начать") is None
             s = session(app, gid)
             assert s is not None

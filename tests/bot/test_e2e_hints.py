@@ -15,6 +15,8 @@ from tests.ai.test_explain import check_hint
 from tests.bot.helpers import (
     click_data,
     idle,
+    lobby_main,
+    lobby_more,
     open_table,
     play,
     running,
@@ -137,9 +139,11 @@ async def test_hint_button_at_a_group_table_only_when_turned_on(
         await server.wait_for(lambda: service(app).session_of_chat(GROUP) is None)
         gid2, lobby = await open_table(server, app, GROUP, anna, [], computers=2,
                                        start=False)
+        await lobby_more(server, anna, lobby)
         assert "Подсказки: нет" in str(lobby.button_texts)
         assert await click_data(server, anna, lobby, ":hs:1") is None
         assert "Подсказки: да" in str(lobby.button_texts)
+        await lobby_main(server, anna, lobby)
         assert await click_data(server, anna, lobby, ":st:") is None
         s2 = session(app, gid2)
         assert s2 is not None

@@ -15,6 +15,7 @@ from storage import Storage
 from tests.bot.helpers import (
     click_data,
     idle,
+    lobby_more,
     open_table,
     play,
     running,
@@ -32,11 +33,12 @@ ONLY = "только создатель стола или админ"
 
 
 def table_msg(server: FakeTelegramServer, gid: int, chat: int = GROUP) -> FakeMessage | None:
-    """The group's current table message of game ``gid`` (the one with the keepers' ⚙️)."""
+    """The group's current table message of game ``gid`` (the one with `Мои карты` and the
+    keepers' ⚙️)."""
     for m in reversed(server.chat(chat).bot_messages()):
-        if any((b.callback_data or "").startswith(f"g{gid}:") and ":km:" in (b.callback_data
-                                                                              or "")
-               for b in m.all_buttons):
+        data = [b.callback_data or "" for b in m.all_buttons]
+        if any(d.startswith(f"g{gid}:") and ":km:m" in d for d in data) \
+                and any(":h:" in d for d in data):
             return m
     return None
 
@@ -50,12 +52,22 @@ def data_with(msg: FakeMessage, part: str) -> str:
                 if b.callback_data is not None and part in b.callback_data)
 
 
-async def open_menu(server: FakeTelegramServer, user: FakeUser, table: FakeMessage) -> None:
-    """A keeper presses ⚙️: the table shows the keepers' menu."""
+async def open_menu(server: FakeTelegramServer, user: FakeUser, table: FakeMessage,
+                    timeout: float = 5.0) -> FakeMessage:
+    """A keeper presses ⚙️: the keepers' menu comes as a message of its own below the
+    table, whose keyboard stays as it was (`Мои карты`, `Счёт` for everybody)."""
+    before = server.chat(GROUP).last_bot_message()
+    keyboard = table.button_texts
     answer = await server.click(user, table, predicate=lambda b: ":km:m" in (b.callback_data
-                                                                            or ""))
+                                                                            or ""),
+                                timeout=timeout)
     assert answer is not None and answer.text is None, answer
-    await server.wait_for(lambda: "Меню создателя стола" in txt(table), what="the menu")
+    menu = await server.wait_bot_message(GROUP, after=before, timeout=timeout,
+                                         predicate=lambda m: "Меню создателя стола" in txt(m))
+    assert "Меню создателя стола" not in txt(table)
+    assert "Мои карты" in str(keyboard) and "Мои карты" in str(table.button_texts)
+    assert not any(w in str(table.button_texts) for w in ("Отдать", "Вернуть", "Остановить"))
+    return menu
 
 
 async def refused(server: FakeTelegramServer, user: FakeUser, msg: FakeMessage,
@@ -152,22 +164,23 @@ async def test_keepers_controls_work_and_members_are_refused(
         assert ONLY in await refused(server, boris, table, ":km:")
         await idle(app)
         assert table.edit_count == count and s.keepers_menu == ""
-        # Anna, the creator: the menu opens in place; Boris's seat goes to the computer
-        await open_menu(server, anna, table)
-        assert "Отдать компьютеру: Борис" in " ".join(b.text for b in table.all_buttons)
+        # Anna, the creator: the menu opens below the table; Boris's seat goes to the computer
+        menu = await open_menu(server, anna, table)
+        assert "Отдать компьютеру: Борис" in " ".join(b.text for b in menu.all_buttons)
         # Boris may not press the menu's buttons either
-        assert ONLY in await refused(server, boris, table, f":ka:{bseat}")
+        assert ONLY in await refused(server, boris, menu, f":ka:{bseat}")
         assert not s.seats[bseat].auto
-        assert await click_data(server, anna, table, f":ka:{bseat}") is None
+        assert await click_data(server, anna, menu, f":ka:{bseat}", wait=False) is None
         assert s.seats[bseat].auto and s.seats[bseat].why == "keeper"
+        await server.wait_for(lambda: menu.deleted, what="the menu gone once used")
         await server.wait_for(lambda: "Борис: место отдано компьютеру (решение: Анна)"
                               in txt(table_msg(server, gid)))
         await server.wait_bot_message(boris, predicate=lambda m: "за вас пока играет"
                                       in txt(m))
         # Carl, an admin not at the table, gives it back
         table = await current_table(server, gid)
-        await open_menu(server, carl, table)
-        assert await click_data(server, carl, table, f":kb:{bseat}") is None
+        menu = await open_menu(server, carl, table)
+        assert await click_data(server, carl, menu, f":kb:{bseat}", wait=False) is None
         assert not s.seats[bseat].auto
         await server.wait_for(lambda: "Борис снова играет без компьютера (решение: Карл)"
                               in txt(table_msg(server, gid)))
@@ -196,12 +209,13 @@ async def test_keepers_controls_work_and_members_are_refused(
         # Boris may not stop the game; Anna may (asked once more first)
         table = await current_table(server, gid)
         assert ONLY in await refused(server, boris, table, ":km:")
-        await open_menu(server, anna, table)
-        assert await click_data(server, anna, table, ":km:s") is None
-        await server.wait_for(lambda: "Остановить партию?" in txt(table))
+        menu = await open_menu(server, anna, table)
+        assert await click_data(server, anna, menu, ":km:s") is None
+        await server.wait_for(lambda: "Остановить партию?" in txt(menu))
+        assert "Остановить" not in txt(table) and "Мои карты" in str(table.button_texts)
         before = server.chat(GROUP).last_bot_message()
-        answer = await server.click(anna, table, predicate=lambda b: ":ks:" in (b.callback_data
-                                                                              or ""))
+        answer = await server.click(anna, menu, predicate=lambda b: ":ks:" in (b.callback_data
+                                                                             or ""))
         assert answer is not None and answer.text is None
         await server.wait_for(lambda: service(app).session_of_chat(GROUP) is None)
         line = await server.wait_bot_message(GROUP, after=before,
@@ -213,6 +227,78 @@ async def test_keepers_controls_work_and_members_are_refused(
         kept = [(r["ctl"], r.get("keeper")) for r in records if "ctl" in r]
         assert kept == [("auto", "Анна"), ("human", "Карл"), ("auto", "админ группы"),
                         ("human", None)]
+        await idle(app)
+    server.assert_clean()
+
+
+def keyboards(m: FakeMessage) -> list[str]:
+    """Every keyboard the message showed, each as the text of its buttons."""
+    shown = [v.reply_markup for v in m.history] + [m.reply_markup]
+    return [" ".join(b.get("text", "") for row in (k or {}).get("inline_keyboard", [])
+                     for b in row) for k in shown]
+
+
+async def test_the_keepers_menu_never_hides_the_table_and_goes_with_its_deal(
+        server: FakeTelegramServer, db: Path) -> None:
+    anna, boris = server.add_user(7041, "Анна"), server.add_user(7042, "Борис")
+    server.add_group(GROUP, "Друзья", members=[boris], admins=[anna])
+    async with running(server, db, seed=8) as app:
+        await start_private(server, anna, boris)
+        gid, _ = await open_table(server, app, GROUP, anna, [boris], args="3", computers=1)
+        s = session(app, gid)
+        assert s is not None and s.state is not None
+        people = {i: server.user(x.user_id) for i, x in enumerate(s.seats) if not x.computer}
+        table = await current_table(server, gid)
+        deal = len(s.state.history)
+        # an open menu shows the seats as they are: /auto changes it in place
+        menu = await open_menu(server, anna, table)
+        assert "Отдать компьютеру: Борис" in str(menu.button_texts)
+        await server.send_text(anna, GROUP, "/auto Борис")
+        await server.wait_for(lambda: "Вернуть место: Борис" in str(menu.button_texts),
+                              what="the menu brought up to date")
+        assert not menu.deleted
+        assert await click_data(server, anna, menu, ":kb:", wait=False) is None
+        await server.wait_for(lambda: menu.deleted, what="the menu gone once used")
+        # the menu is open (at "stop the game?") while the deal is played on
+        menu = await open_menu(server, anna, table)
+        assert await click_data(server, anna, menu, ":km:s") is None
+        assert "Остановить партию?" in txt(menu)
+        # everybody still has the table's own buttons while the menu is open
+        answer = await server.click(boris, table, predicate=lambda b: ":h:" in (b.callback_data
+                                                                              or ""))
+        assert answer is not None and "Ваши карты" in (answer.text or "")
+        await play(server, app, gid, people, max_moves=3, seed=2)
+        assert not menu.deleted and "Мои карты" in str(table.button_texts)
+        for _ in range(40):  # ... until the next deal
+            s = session(app, gid)
+            assert s is not None and s.state is not None
+            if len(s.state.history) > deal:
+                break
+            await play(server, app, gid, people, max_moves=5, seed=3)
+        await server.wait_for(lambda: menu.deleted, what="the menu gone with its deal")
+        await idle(app)
+        assert s.keepers_menu == ""
+        # no table message ever lost `Мои карты` for the menu, nor showed it
+        tables = [m for m in server.chat(GROUP).bot_messages()
+                  if any(":h:" in (b.callback_data or "") for b in m.all_buttons)
+                  or any("Кон" in (v.text or "") for v in m.history)]
+        assert len(tables) >= 2  # the first deal's message, the next deal's
+        for m in tables:
+            for text in [v.text or "" for v in m.history] + [txt(m)]:
+                assert "Остановить партию?" not in text and "Меню создателя" not in text
+            for k in keyboards(m):
+                assert not k or "Мои карты" in k or "🔍" in k or "Сесть" in k, k  # (a lobby first)
+                assert "Отдать компьютеру" not in k and "Остановить" not in k
+        # the next deal's table: the ⏹ question is not there, ⚙️ opens a menu anew
+        table = await current_table(server, gid)
+        menu = await open_menu(server, anna, table)
+        assert "⏹ Остановить партию" in str(menu.button_texts)
+        answer = await server.click(anna, menu, predicate=lambda b: (b.callback_data or "")
+                                    .endswith(":km:"))  # ↩️ close
+        assert answer is not None and answer.text is None
+        await server.wait_for(lambda: menu.deleted, what="the closed menu gone")
+        await server.send_text(anna, GROUP, "/stop")
+        await server.wait_for(lambda: service(app).session_of_chat(GROUP) is None)
         await idle(app)
     server.assert_clean()
 
@@ -229,9 +315,9 @@ async def test_forged_stale_and_misplaced_keeper_presses_change_nothing(
         assert s is not None
         bseat = s.seat_of(boris.id)
         table = await current_table(server, gid)
-        await open_menu(server, anna, table)
-        old = data_with(table, f":ka:{bseat}")
-        assert await click_data(server, anna, table, f":ka:{bseat}") is None
+        menu = await open_menu(server, anna, table)
+        old = data_with(menu, f":ka:{bseat}")
+        assert await click_data(server, anna, menu, f":ka:{bseat}", wait=False) is None
         assert s.seats[bseat].auto
         versions = s.store_version
         # the old menu's button, pressed again: stale (the seats changed since)
@@ -279,6 +365,7 @@ async def test_keepers_changes_survive_a_sigkill(server: FakeTelegramServer, db:
                                            for b in m.all_buttons), timeout=20)
         assert await click_data(server, vera, lobby, ":j:") is None
         assert await click_data(server, boris, lobby, ":j:") is None
+        await lobby_more(server, anna, lobby)  # (🚪 is one press away: «⚙️ Ещё…»)
         assert ONLY in await refused(server, boris, lobby, ":km:")
         assert await click_data(server, anna, lobby, ":km:k") is None
         assert await click_data(server, anna, lobby, ":kk:1") is None  # Vera: seat 2
@@ -295,10 +382,10 @@ async def test_keepers_changes_survive_a_sigkill(server: FakeTelegramServer, db:
         gid = int((table.all_buttons[0].callback_data or "g0:").split(":")[0][1:])
         await server.wait_for(lambda: table_msg(server, gid) is not None, 20)
         table = await current_table(server, gid)
-        await open_menu(server, anna, table)
-        bseat = int(next(b.callback_data or "" for b in table.all_buttons
+        menu = await open_menu(server, anna, table, timeout=10)
+        bseat = int(next(b.callback_data or "" for b in menu.all_buttons
                          if "Борис" in b.text).split(":")[-1])
-        assert await click_data(server, anna, table, f":ka:{bseat}") is None
+        assert await click_data(server, anna, menu, f":ka:{bseat}", wait=False) is None
         await server.wait_for(lambda: "место отдано компьютеру" in txt(table_msg(server, gid)),
                               10)
         table = await current_table(server, gid)
@@ -323,20 +410,11 @@ async def test_keepers_changes_survive_a_sigkill(server: FakeTelegramServer, db:
         proc = await _bot_process(server, db)
         table = await current_table(server, gid)
         await asyncio.sleep(0.5)
-        answer = await server.click(anna, table, predicate=lambda b: ":km:" in (b.callback_data
-                                                                               or ""),
-                                    timeout=20)
-        assert answer is not None and answer.text is None
-        def menu() -> str:
-            shown = table_msg(server, gid)
-            return " ".join(b.text for b in shown.all_buttons) if shown else ""
-
-        await server.wait_for(lambda: "Вернуть место: Борис" in menu(), 30,
-                              what=f"the menu after the restart ({menu()!r})")
-        table = await current_table(server, gid)
-        texts = menu()
+        menu = await open_menu(server, anna, table, timeout=30)
+        texts = " ".join(b.text for b in menu.all_buttons)
+        assert "Вернуть место: Борис" in texts
         assert "Отдать компьютеру: Глеб" in texts  # the computer's seat is Gleb's now
-        assert await click_data(server, anna, table, f":kb:{bseat}") is None
+        assert await click_data(server, anna, menu, f":kb:{bseat}", wait=False) is None
         await server.wait_for(
             lambda: "Борис снова играет без компьютера" in txt(table_msg(server, gid)), 30)
         proc.send_signal(signal.SIGKILL)

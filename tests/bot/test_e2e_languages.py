@@ -17,6 +17,7 @@ from bot.i18n import CATALOGS, LANGS, PLURALS, t
 from tests.bot.helpers import (
     click_data,
     idle,
+    lobby_setting,
     open_table,
     play,
     running,
@@ -228,9 +229,10 @@ async def test_the_pace_the_pings_and_the_keepers_speak_each_persons_language(
         return m if m is not None and part in " ".join(buttons(m)) else None
 
     def table_of(gid: int) -> FakeMessage | None:
+        """The table (its ⚙️ beside `Мої карти`), not the keepers' menu below it."""
         return next((m for m in reversed(server.chat(GROUP).bot_messages())
-                     if any(d.startswith(f"g{gid}:") and ":km:" in d for d in buttons(m))),
-                    None)
+                     if any(d.startswith(f"g{gid}:") and ":km:m" in d for d in buttons(m))
+                     and any(":h:" in d for d in buttons(m))), None)
 
     async with running(server, db, seed=31, turn_timeout=600, unhurried_ping_after=0.3,
                        unhurried_ping_again=0.8, ping_quiet=0.0) as app:
@@ -240,7 +242,7 @@ async def test_the_pace_the_pings_and_the_keepers_speak_each_persons_language(
         since = len(server.requests)
         gid, lobby = await open_table(server, app, GROUP, oksana, [anna], args="3",
                                       computers=1, start=False)
-        assert await click_data(server, oksana, lobby, ":tp:unhurried") is None
+        await lobby_setting(server, oksana, lobby, ":tp:unhurried")
         before = server.chat(GROUP).last_bot_message()
         await server.send_text(john, GROUP, "/pace")  # anyone may ask, in the group's words
         await server.wait_bot_message(GROUP, after=before)
@@ -268,24 +270,26 @@ async def test_the_pace_the_pings_and_the_keepers_speak_each_persons_language(
 
         await server.wait_for(lambda: len(anna_pings()) == 2 or None, 10, what="two pings")
         # Oksana hands Anna's seat to the computer and gives it back (⚙️)
+        def menu_with(part: str) -> FakeMessage | None:
+            return next((m for m in reversed(server.chat(GROUP).bot_messages())
+                         if not m.deleted and part in " ".join(buttons(m))), None)
+
         async def in_menu(part: str) -> FakeMessage:
-            """The table showing the keepers' button ``part`` (⚙️ pressed if needed)."""
+            """The keepers' menu (a message below the table) showing the button ``part``:
+            ⚙️ pressed on the table."""
             for _ in range(5):
                 table = await server.wait_for(lambda: table_of(gid), what="the table")
-                if part in " ".join(buttons(table)):
-                    return table
-                if ":km:m" in " ".join(buttons(table)):
-                    await click_data(server, oksana, table, ":km:m")
+                await click_data(server, oksana, table, ":km:m", wait=False)
                 with contextlib.suppress(TimeoutError):
-                    return await server.wait_for(lambda: showing(gid, part), 2.0)
+                    return await server.wait_for(lambda: menu_with(part), 2.0)
             raise AssertionError(f"no {part} in the keepers' menu")
 
-        table = await in_menu(f":ka:{aseat}")
-        assert t("uk", "keepers.menu") in txt(table)
-        assert await click_data(server, oksana, table, f":ka:{aseat}") is None
+        menu = await in_menu(f":ka:{aseat}")
+        assert t("uk", "keepers.menu") in txt(menu)
+        assert await click_data(server, oksana, menu, f":ka:{aseat}", wait=False) is None
         await server.wait_for(lambda: s.seats[aseat].auto)
-        table = await in_menu(f":kb:{aseat}")
-        assert await click_data(server, oksana, table, f":kb:{aseat}") is None
+        menu = await in_menu(f":kb:{aseat}")
+        assert await click_data(server, oksana, menu, f":kb:{aseat}", wait=False) is None
         await server.wait_for(lambda: not s.seats[aseat].auto)
         # John asks for the computer's seat (🪑, under the table once the menu is closed)
         table = await server.wait_for(lambda: table_of(gid), what="the table")

@@ -22,6 +22,9 @@ from tests.bot.helpers import (
     action_button,
     click_data,
     idle,
+    lobby_main,
+    lobby_more,
+    lobby_setting,
     open_table,
     running,
     service,
@@ -140,15 +143,18 @@ async def test_an_unhurried_table_waits_for_a_slow_person_and_reaches_its_winner
                        ping_quiet=0.0) as app:
         await start_private(server, anna, boris, vera)
         gid, lobby = await open_table(server, app, GROUP, anna, [boris, vera], start=False)
+        assert "Темп" not in str(lobby.button_texts)  # one press away: «⚙️ Ещё…»
+        await lobby_more(server, anna, lobby)
         assert "⏱ Темп: обычный" in str(lobby.button_texts)
         assert await click_data(server, anna, lobby, ":tp:unhurried") is None
         assert "⏱ Темп: без спешки" in str(lobby.button_texts)
+        await lobby_main(server, anna, lobby)
         assert await click_data(server, anna, lobby, ":st:") is None
         s = session(app, gid)
         assert s is not None and s.pace == "unhurried"
-        await server.wait_for(lambda: "без спешки" in txt(lobby), what="the pace on the table")
-        assert "ждёт с" in txt(lobby)  # since when the table waits (date_time entity)
-        assert any(e["type"] == "date_time" for e in lobby.entities)
+        await server.wait_for(lambda: "Темп стола: без спешки" in txt(lobby),
+                              what="the pace on the table, once")
+        assert txt(lobby).count("без спешки") == 1 and "UTC" not in txt(lobby)
         await take_turns(server, app, gid, {0: anna, 1: boris, 2: vera}, gap=gap,
                          on_turn=on_turn, timeout=30)
         game = await service(app).storage.get_game(gid)
@@ -215,9 +221,11 @@ async def test_a_quick_table_puts_an_absent_seat_on_autopilot_after_two_timeouts
     async with running(server, db, seed=8, turn_timeout=600, quick_turn_timeout=0.8) as app:
         await start_private(server, anna, boris, vera)
         gid, lobby = await open_table(server, app, GROUP, anna, [boris, vera], start=False)
+        await lobby_more(server, anna, lobby)
         for _ in range(2):  # normal -> unhurried -> quick
             assert await click_data(server, anna, lobby, ":tp:") is None
         assert "⏱ Темп: быстрый" in str(lobby.button_texts)
+        await lobby_main(server, anna, lobby)
         assert await click_data(server, anna, lobby, ":st:") is None
         s = session(app, gid)
         assert s is not None and s.pace == "quick"
@@ -385,7 +393,7 @@ async def test_the_pace_and_its_change_survive_a_kill(server: FakeTelegramServer
             predicate=lambda m: any(":j:" in (b.callback_data or "") for b in m.all_buttons))
         for p in (boris, vera):
             assert await click_data(server, p, lobby, ":j:") is None
-        assert await click_data(server, anna, lobby, ":tp:unhurried") is None
+        await lobby_setting(server, anna, lobby, ":tp:unhurried")
         assert await click_data(server, anna, lobby, ":st:") is None
         await server.wait_for(lambda: "без спешки" in txt(lobby), 10)
         proc.send_signal(signal.SIGKILL)  # the lobby's pace must be stored already

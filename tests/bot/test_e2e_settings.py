@@ -7,7 +7,18 @@ import json
 from pathlib import Path
 
 from bot.engine.rules import make_rules, rules_from_dict
-from tests.bot.helpers import click_and_wait, idle, open_table, play, running, service, session, txt
+from tests.bot.helpers import (
+    click_and_wait,
+    idle,
+    lobby_main,
+    lobby_more,
+    open_table,
+    play,
+    running,
+    service,
+    session,
+    txt,
+)
 from tests.bot.helpers import start_private as started
 from tests.fakeapi import FakeMessage, FakeTelegramServer
 
@@ -29,6 +40,9 @@ async def test_rules_changed_in_the_menu_and_played_to_the_end(
         gid, lobby = await open_table(server, app, GROUP, anna, [boris, vera], start=False)
         assert "Правила: классика" in txt(lobby)
         # only the creator (or an admin) may open and change the rules
+        assert await click_and_wait(server, boris, lobby, "Ещё") == \
+            "Это может создатель стола или админ"
+        await lobby_more(server, anna, lobby)
         assert await click_and_wait(server, boris, lobby, "Все правила") == \
             "Это может создатель стола или админ"
         assert await click_and_wait(server, anna, lobby, "Все правила") is None
@@ -104,6 +118,9 @@ async def test_table_size_and_preset_and_computer_level(server: FakeTelegramServ
         await started(server, anna)
         gid, lobby = await open_table(server, app, GROUP, anna, [], start=False)
         assert "Thousand — a new game" in txt(lobby)  # the chat follows its people's language
+        # a quiet lobby: no computer seated, no computer's level
+        assert "Computer:" not in txt(lobby) and "Computer:" not in str(lobby.button_texts)
+        assert "Pace" not in str(lobby.button_texts) and "More…" in str(lobby.button_texts)
         s = session(app, gid)
         assert s is not None
         assert await click_and_wait(server, anna, lobby, "Players: 3") is None
@@ -117,8 +134,10 @@ async def test_table_size_and_preset_and_computer_level(server: FakeTelegramServ
         assert await click_and_wait(server, anna, lobby, "Remove") is None
         assert await click_and_wait(server, anna, lobby, "Players: 4") is None
         assert s.rules == make_rules("classic", players=2)
+        await lobby_more(server, anna, lobby)  # (the rules: one press away, «⚙️ More…»)
         assert await click_and_wait(server, anna, lobby, "Rules: classic") is None
         assert s.rules == make_rules("full", players=2)
+        await lobby_main(server, anna, lobby)
         assert await click_and_wait(server, anna, lobby, "Computer: random") is None
         assert "Computer: normal" in txt(lobby)
         assert s.seats[1].computer and s.seats[1].level == "normal"

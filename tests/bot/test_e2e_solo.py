@@ -28,13 +28,16 @@ async def test_solo_game_to_its_end(server: FakeTelegramServer, db: Path) -> Non
     async with running(server, db) as app:
         await start_private(server, anna)
         await server.send_text(anna, anna, "/newgame")
-        # the level and the table size come as buttons first; Anna picks "средний" and 3
+        # one question a message: the table's size (or "Play" with what is marked), then
+        # the computers' level, whose press starts the game; Anna picks 3 and "средний"
         setup = await server.wait_bot_message(anna, predicate=lambda m: "Играть" in str(
             m.button_texts))
-        assert "уровень компьютеров" in txt(setup) and "Сколько игроков" in txt(setup)
+        assert "Сколько игроков" in txt(setup) and "уровень компьютеров" not in txt(setup)
+        assert "средний" not in str(setup.button_texts)
+        assert await click_and_wait(server, anna, setup, "3 игрока") is None
+        assert "уровень компьютеров" in txt(setup) and "Сколько игроков" not in txt(setup)
+        assert "игрока" not in str(setup.button_texts)
         assert await click_and_wait(server, anna, setup, "средний") is None
-        assert "✅ средний" in str(setup.button_texts)
-        assert await click_and_wait(server, anna, setup, "Играть") is None
         gid = await server.wait_for(lambda: service(app).by_chat.get(anna.id))
         s = service(app).sessions[gid]
         assert [x.level for x in s.seats if x.computer] == ["normal", "normal"]

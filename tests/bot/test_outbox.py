@@ -8,6 +8,7 @@ and the request times are exact."""
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import selectors
 from collections.abc import Callable, Coroutine
@@ -281,6 +282,63 @@ def test_edits_leave_a_reserve_for_replies() -> None:
     run_virtual(main)
 
 
+def test_replies_are_answered_at_once_while_tables_deal_at_full_speed() -> None:
+    """Two tables in a busy group, each with a new deal's message every second and edits
+    in between: a reply every ten seconds never waits (the tables' new messages are paced
+    like their edits, and the room a reply took goes back to replies first)."""
+    async def main() -> None:
+        bot = FakeBot(latency=0.01)
+        out = Outbox(bot, group_per_minute=20)
+        waits: list[float] = []
+        for tick in range(1, 900):  # three minutes in steps of 0.2 s
+            for g in (1, 2):
+                deal = tick // 5
+                out.put(GROUP, f"t{g}:{deal}", r(f"table {g} {deal} {tick}"))
+            if tick % 50 == 0:
+                asked = now()
+                out.send(GROUP, r(f"reply {tick}"))
+                await asyncio.sleep(0.1)
+                sent = [x for c, x in zip(bot.calls, bot.times, strict=True)
+                        if c[2] == f"reply {tick}"]
+                waits.append(sent[0] - asked if sent else math.inf)
+                await asyncio.sleep(0.1)
+            else:
+                await asyncio.sleep(0.2)
+        assert len(waits) == 17 and max(waits) <= 0.05, str([round(w, 2) for w in waits])
+        group = [x for c, x in zip(bot.calls, bot.times, strict=True) if c[1] == GROUP]
+        assert max_in_window(group) <= 20
+        tables = [c for c in bot.calls if c[2].startswith("table")]
+        assert len(tables) > 20  # the tables were shown meanwhile, as the budget allowed
+        await out.close()
+
+    run_virtual(main)
+
+
+def test_a_deals_summary_goes_before_the_next_deals_table() -> None:
+    """The final edit of a deal's table (its summary) is put before the next deal's new
+    table message: it is sent before it, however the budget paces them."""
+    async def main() -> None:
+        bot = FakeBot()
+        out = Outbox(bot, group_per_minute=20)
+        out.put(GROUP, "t1:1", r("deal 1"))
+        for deal in range(1, 9):
+            await asyncio.sleep(0.5)
+            out.put(GROUP, f"t1:{deal}", r(f"move {deal}"))
+            await asyncio.sleep(0.5)
+            out.put(GROUP, f"t1:{deal}", r(f"summary {deal}"), final=True)
+            out.put(GROUP, f"t1:{deal + 1}", r(f"deal {deal + 1}"))
+        await out.idle(600)
+        shown = [c[2] for c in bot.calls]
+        summaries = [x for x in shown if x.startswith("summary")]
+        assert summaries == [f"summary {d}" for d in range(1, 9)]
+        # each deal's message ends on its summary before the next deal's message is sent
+        for deal in range(2, 9):
+            first_of_next = min(i for i, x in enumerate(shown) if x.endswith(f" {deal}"))
+            assert shown.index(f"summary {deal - 1}") < first_of_next
+
+    run_virtual(main)
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_the_budget_is_never_exceeded_in_any_minute(seed: int) -> None:
     async def main() -> None:
@@ -421,7 +479,9 @@ async def test_new_messages_go_to_their_topic_and_never_to_thread_1() -> None:
     assert sorted(bot.threads, key=str) == sorted(
         [("table", 7), ("general", None), ("reply", 9), ("photo", 9), ("document", 7),
          ("one", None)], key=str)
-    assert bot.calls[-1] == ("edit 101", GROUP, "table 2")
+    # (the replies went first: the table is the last new message)
+    assert bot.calls[-1] == (f"edit {out.message_id(GROUP, 't1:1')}", GROUP, "table 2")
+    assert out.message_id(GROUP, "t1:1") == 106
 
 
 async def test_a_closed_topic_waits_and_the_others_go_on() -> None:

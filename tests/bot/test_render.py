@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import random
 from collections.abc import Iterator
@@ -692,21 +693,72 @@ def test_the_sheet_legend_escapes_the_barrel_back_mark() -> None:
         assert "&lt;" in text
 
 
-def test_an_unhurried_table_says_its_pace_and_since_when_it_waits() -> None:
-    from tests.fakeapi.formatting import parse_formatted
+def test_a_quiet_lobby_keeps_the_every_time_choices_in_view() -> None:
+    """Sit, computers, the table's size and start in view; the rest behind «⚙️ Ещё…»; the
+    computers' level only while a computer is seated."""
+    rules = make_rules("classic")
+    people = (R.SeatLabel("Анна"), R.SeatLabel("Борис"))
+    for lang in LANGS:
+        lobby = R.render_lobby(lang, R.LobbyInfo(9, 4, rules, people, "hard"))
+        verbs = [cb.decode(b.data).verb for row in lobby.keyboard for b in row]  # type: ignore[union-attr]
+        assert verbs == [cb.JOIN, cb.LEAVE, cb.ADD_AI, cb.PLAYERS, cb.MENU, cb.START, cb.CANCEL]
+        assert len(lobby.keyboard) == 4
+        level = R.level_name(lang, "hard")
+        assert level not in lobby.text and level not in str(lobby.keyboard)
+        with_computer = R.render_lobby(lang, R.LobbyInfo(9, 4, rules, (*people, SEATS[2]),
+                                                         "hard"))
+        shown = [cb.decode(b.data).verb for row in with_computer.keyboard  # type: ignore[union-attr]
+                 for b in row]
+        assert cb.LEVEL in shown and cb.DROP_AI in shown
+        assert level in with_computer.text and len(with_computer.keyboard) == 5
+        more = R.render_lobby(lang, R.LobbyInfo(9, 4, rules, people, "hard", page="o"))
+        rest = {cb.decode(b.data).verb for row in more.keyboard for b in row}  # type: ignore[union-attr]
+        assert {cb.PRESET, cb.MENU, cb.FORCED, cb.HINTS, cb.PACE, cb.KMENU} <= rest
+        assert cb.START not in rest and catalog_text(lang, "btn.done") in str(more.keyboard)
 
+
+def test_the_solo_setup_asks_one_question_a_message() -> None:
+    rules = make_rules("classic")
+    me = (R.SeatLabel("Анна"),)
+    for lang in LANGS:
+        first = R.render_solo_setup(lang, R.LobbyInfo(9, 4, rules, me, "hard"))
+        assert catalog_text(lang, "solo.pick_size") in first.text
+        assert catalog_text(lang, "solo.pick_level") not in first.text
+        verbs = {cb.decode(b.data).verb for row in first.keyboard for b in row}  # type: ignore[union-attr]
+        assert cb.PLAYERS in verbs and cb.LEVEL not in verbs and cb.START in verbs
+        second = R.render_solo_setup(lang, R.LobbyInfo(9, 4, rules, me, "hard", page="q"))
+        assert catalog_text(lang, "solo.pick_level") in second.text
+        assert catalog_text(lang, "solo.pick_size") not in second.text
+        verbs = {cb.decode(b.data).verb for row in second.keyboard for b in row}  # type: ignore[union-attr]
+        assert cb.LEVEL in verbs and cb.PLAYERS not in verbs
+
+
+def test_the_pace_is_said_once_and_the_wait_relative_to_now() -> None:
     st = new_game(make_rules("classic"), 3)
     labels = tuple(R.SeatLabel(n, False) for n in ("Анна", "Борис", "Вера"))
+    since = 1_800_000_000.0
+    waits = {"ru": "ждём 2 ч", "uk": "чекаємо 2 год", "en": "waiting 2 h"}
     for lang in LANGS:
-        info = R.TableInfo(1, labels, (Event("pace", -1, why="unhurried"),), pace="unhurried",
-                           since=1_800_000_000.0)
-        out = R.render_table(lang, public_view(st), info)
-        parsed = parse_formatted(out.text, "HTML")
-        text, entities = parsed.text, parsed.entities
-        assert R.pace_name(lang, "unhurried") in text
-        assert [e["unix_time"] for e in entities if e["type"] == "date_time"] == [1_800_000_000]
-        quick = R.render_table(lang, public_view(st), R.TableInfo(1, labels, pace="quick"))
-        assert R.pace_name(lang, "quick") in quick.text and "tg-time" not in quick.text
+        pv = public_view(st)
+        info = R.TableInfo(1, labels, pace="unhurried", since=since, now=since + 2 * 3600 + 59)
+        out = R.render_table(lang, pv, info)
+        assert out.text.count(R.pace_name(lang, "unhurried")) == 1  # once, as the game begins
+        turn = out.text.splitlines()[-1]
+        assert turn.endswith(" · " + waits[lang]), turn  # relative to now, no clock time
+        assert "tg-time" not in out.text and "UTC" not in out.text
+        # under a minute nothing is said; minutes and days are said so
+        fresh = R.render_table(lang, pv, R.TableInfo(1, labels, pace="unhurried", since=since,
+                                                     now=since + 30))
+        assert "·" not in fresh.text.splitlines()[-1]
+        assert R.waited_text(lang, 5 * 60 + 1).startswith("5 ")
+        assert R.waited_text(lang, 3 * 86400).startswith("3 ")
+        # a later deal does not repeat the pace; a normal table never says it
+        later = R.render_table(lang, dataclasses.replace(pv, number=2), info)
+        assert R.pace_name(lang, "unhurried") not in later.text
+        normal = R.render_table(lang, pv, R.TableInfo(1, labels))
+        assert "⏱" not in normal.text and R.pace_name(lang, "normal") not in normal.text
+        quick = R.render_table(lang, pv, R.TableInfo(1, labels, pace="quick"))
+        assert quick.text.count(R.pace_name(lang, "quick")) == 1
 
 
 def test_hint_button_only_where_there_is_a_choice() -> None:
@@ -752,3 +804,5 @@ def test_hints_name_talon_decisions_with_the_buttons_words() -> None:
     assert "121 очко." in made and "можна виконати" in made
     made = analysis_text("en", replace(a, value=122, makeable=True), ["A", "B", "C"])
     assert "can be made: 122 points with the best play on both sides." in made
+
+

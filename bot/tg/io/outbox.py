@@ -13,15 +13,21 @@
 * ``delete`` queues a deleteMessage (an answered reminder); its errors are ignored.
 * Groups get at most ``group_per_minute`` requests in any 60 s (``GroupBudget``):
 
-  - a *new message* (a reply, a new lobby or table, ``send``) goes out at once while the
-    chat has made fewer than N requests in the last 60 s, and always before any waiting
-    edit or delete of that chat;
-  - *edits* (and deletes) are the deferrable part: they may use the window only while more
-    than a reserve of N/6 (3 of 20) requests is left, and they draw on a small token bucket
-    (a burst of N/6, refilled at (N − reserve − burst)/60 s, one per 4.3 s for N = 20).  So
-    edits alone never take more than N − reserve of any minute: a reply finds the budget
-    open, and a table that changes every second is edited at once for its first few
-    changes and then every few seconds with its latest content, never frozen for a minute.
+  - a *reply* (``is_reply``: a one-off message — an answer to a command, ``send`` — an
+    upload, a new lobby, a request line) goes out at once while the chat has made fewer
+    than N requests in the last 60 s, and always before anything of the game's messages;
+  - the *game's messages* (a table's and a hand's, new or edited, and deletes) are the
+    deferrable part: they may use the window only while more than a reserve of N/6 (3 of
+    20) requests is left.  So they never take more than N − reserve of any minute, and the
+    room a reply took comes back to replies first (the table waits until the window has
+    more than the reserve left again): a reply finds the budget open.  They also draw on a
+    small token bucket (a burst of N/6, refilled at (N − reserve − burst)/60 s, one per
+    4.3 s for N = 20), so that a busy table never takes the whole minute at once: a table
+    that changes every second is edited at once for its first few changes and then every
+    few seconds with its latest content (a burst of changes merged into one request), never
+    frozen for a minute.  What is said once a deal (a new table, a deal's summary: a
+    ``final`` edit) goes before the merged edits, in the order it was put: a deal's
+    summary before the next deal's table.
 
   Private chats are not paced here (Telegram allows about one message a second per chat,
   which one person's game never reaches; the overall MESSAGES_PER_SECOND is
@@ -254,6 +260,7 @@ class Slot:
     upload: Upload | None = None  # a queued sendPhoto / sendDocument (a one-off message)
     thread: int | None = None  # the forum topic its new messages go to (None: General)
     game: int | None = None  # the game it shows (several processes: its lease holder edits)
+    withdrawn: bool = False  # ``withdraw`` while its request was in flight: deleted after
 
     @property
     def fresh(self) -> bool:
@@ -305,6 +312,14 @@ def of_game(key: str, game_id: int) -> bool:
     head = str(game_id)
     return key.startswith(head, 1) and (len(key) == len(head) + 1
                                          or key[len(head) + 1] == ":")
+
+
+def is_reply(slot: Slot) -> bool:
+    """A request that goes before the game's messages in a group: an upload, or a new
+    message that is not a table's or a hand's (a command's answer, a lobby, a request
+    line, a keepers' menu).  A table's new message (the next deal) waits its turn after
+    the edits put before it (the last deal's summary first)."""
+    return slot.upload is not None or (slot.fresh and slot.key[:1] not in ("t", "h", "r"))
 
 
 def claimable(key: str) -> bool:
@@ -447,6 +462,20 @@ class Outbox:
         q.dirty.append(key)
         self._wake(q)
 
+    def withdraw(self, chat_id: int, key: str) -> None:
+        """The message of slot ``key`` goes (a keepers' menu closed): not sent if it is
+        still waiting, deleted if it was sent (also once a send in flight is answered)."""
+        q = self.queues.get(chat_id)
+        slot = q.slots.pop(key, None) if q is not None else None
+        if q is None or slot is None:
+            return
+        if key in q.dirty:
+            q.dirty.remove(key)
+        if q.current == key:
+            slot.withdrawn = True  # (``_run`` deletes it once its request is over)
+        elif slot.message_id is not None and slot.message_id > 0:
+            self.delete(chat_id, slot.message_id)
+
     def known(self, chat_id: int, key: str, message_id: int, digest: str | None, *,
               override: bool = False, thread: int | None = None) -> None:
         """Register a message sent before (after a restart): edits go to ``message_id``
@@ -469,11 +498,12 @@ class Outbox:
                 and (digest is not None or self.shared is not None):
             slot.sent = digest  # another process edited it last: what it shows now
 
-    def rename(self, chat_id: int, old: str, new: str) -> None:
-        """The message of slot ``old`` becomes slot ``new`` (a lobby turning into a table)."""
+    def rename(self, chat_id: int, old: str, new: str) -> bool:
+        """The message of slot ``old`` becomes slot ``new`` (a lobby turning into a table, a
+        redealt deal's table the next deal's); False if ``old`` is not known here."""
         q = self.queues.get(chat_id)
-        if q is None or old not in q.slots:
-            return
+        if q is None or old not in q.slots or q.slots[old].delete:
+            return False
         slot = q.slots.pop(old)
         slot.key = new
         slot.final = False
@@ -485,6 +515,7 @@ class Outbox:
             if claimable(new) and slot.message_id is not None:
                 q.records.append((new, slot.message_id))
             self._wake(q)
+        return True
 
     def message_id(self, chat_id: int, key: str) -> int | None:
         q = self.queues.get(chat_id)
@@ -643,7 +674,7 @@ class Outbox:
         edits all but the reserve (as ``GroupBudget``)."""
         assert self.shared is not None and q.budget is not None
         b = q.budget
-        limit = b.limit if slot.fresh or slot.upload is not None else max(1, b.limit - b.reserve)
+        limit = b.limit if is_reply(slot) else max(1, b.limit - b.reserve)
         return await self.shared.group_send(q.chat_id, limit, b.window)
 
     async def _group_done(self, q: ChatQueue) -> None:
@@ -658,8 +689,9 @@ class Outbox:
         """The next request of ``q``, or None and how long to wait (inf: nothing to do).
 
         Slots whose message already shows their content are settled here, without a
-        request.  A private chat takes its slots in order; a group takes a new message
-        first (while the window has room), then an edit or delete (while the budget allows).
+        request.  A private chat takes its slots in order; a group takes a reply first
+        (while the window has room), then the game's messages in order (while the budget
+        allows).
         """
         ready: list[Slot] = []
         for key in list(q.dirty):
@@ -680,15 +712,16 @@ class Outbox:
         b = q.budget
         if b is None:
             return ready[0], 0.0
-        fresh = next((s for s in ready if s.fresh), None)
-        if fresh is not None:
+        reply = next((s for s in ready if is_reply(s)), None)
+        if reply is not None:
             wait = b.new_wait(now)
-            return (fresh, 0.0) if wait <= 0 else (None, wait)
+            return (reply, 0.0) if wait <= 0 else (None, wait)
         wait = b.edit_wait(now)
         if wait > 0:
             return None, wait
         b.take_edit(now)
-        return ready[0], 0.0
+        # what is said once a deal (a summary, the next table) before the merged edits
+        return next((s for s in ready if s.fresh or s.final), ready[0]), 0.0
 
     async def _run(self, q: ChatQueue) -> None:
         logs.chat_id.set(q.chat_id)  # this worker's own context (LOG_FORMAT=json)
@@ -733,6 +766,9 @@ class Outbox:
                         await self._one(q, slot)
                 finally:
                     q.current = None
+                    if slot.withdrawn and slot.message_id is not None and slot.message_id > 0:
+                        slot.withdrawn = False
+                        self.delete(q.chat_id, slot.message_id)
                     if q.budget is not None:
                         q.budget.record(loop.time())
                     if self.shared is not None and q.budget is not None:

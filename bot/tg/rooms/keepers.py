@@ -113,8 +113,7 @@ class KeepersRoom:
         if c.verb == cb.KMENU:
             if c.arg not in K.MENU_PAGES:
                 return Answer(t(lang, "popup.unknown"))
-            s.keepers_menu = c.arg
-            self.table.refresh(s)
+            self._menu(s, c.arg, where)
             return Answer()
         if c.verb in (cb.KAUTO, cb.KBACK):
             seat = int(c.arg)
@@ -123,7 +122,7 @@ class KeepersRoom:
             want = "human" if c.verb == cb.KAUTO else "auto"
             if K.seat_state(s.seats[seat]) != want:
                 return Answer(t(lang, "keepers.stale"))
-            s.keepers_menu = ""
+            self._menu(s, "", where)
             if c.verb == cb.KAUTO:
                 await self.hand_over(s, seat, keeper)
             else:
@@ -132,6 +131,7 @@ class KeepersRoom:
         if c.verb == cb.KSTOP:
             if s.keepers_menu != "s":  # asked first ("stop the game?")
                 return Answer(t(lang, "keepers.stale"))
+            self._menu(s, "", where)
             await self.stop(s, keeper)
             return Answer()
         if c.verb == cb.SIT_NO:
@@ -155,6 +155,30 @@ class KeepersRoom:
             t(s.lang, "keepers.request_done", name=esc(name), keeper=esc(user.name),
               seat=esc(was))))
         return Answer()
+
+    def _menu(self, s: Session, page: str, where: Where) -> None:
+        """Show the keepers' menu at ``page`` ("" closes it): a message of its own in the
+        table's chat and topic, never the table's keyboard (which everybody uses).  ⚙️ on
+        the table posts it anew below (the one open before goes); the menu's own buttons
+        edit it in place; it goes when closed, when a keeper acted, and with its deal
+        (``TableRoom.refresh``)."""
+        key = K.menu_key(s.game_id)
+        shown = self.outbox.message_id(s.chat_id, key)
+        on_menu = where.message_id is not None and (
+            where.message_id == shown or (not s.keepers_menu and page in ("", "s")))
+        if on_menu and shown is None and where.message_id is not None:
+            # a menu this process does not know (shown before a restart): it is this one
+            self.outbox.known(s.chat_id, key, where.message_id, None, thread=s.thread_id)
+        if not page or not on_menu:
+            self.outbox.withdraw(s.chat_id, key)
+        s.keepers_menu = page
+        if page:
+            st = s.state
+            assert st is not None
+            info = self.table.info(s, deal_number(st)).keepers
+            assert info is not None
+            self.outbox.put(s.chat_id, key, K.render_menu(s.lang, s.game_id, s.labels(), info,
+                                                          page), thread=s.thread_id)
 
     async def _ask(self, s: Session, user: UserRef, lang: Lang) -> Answer:
         """A latecomer pressed 🪑: a keeper sits down at once; anyone else asks the keepers
@@ -244,6 +268,7 @@ class KeepersRoom:
         """A person's seat is played by the computer now (the caller holds the lock); the
         person is told in private and takes it back by pressing any button of the game."""
         await self.table.set_auto(s, seat, True, KEEPER, keeper)
+        self._menu_again(s)
         who = s.seats[seat]
         plang = self.people.lang_for_user(who.user_id)
         s.reminded.add(seat)  # the line goes when the seat is theirs again (table.py)
@@ -251,8 +276,15 @@ class KeepersRoom:
             t(plang, "keepers.private_auto", title=esc(s.title or "—"),
               keeper=esc(keeper[1]))))
 
+    def _menu_again(self, s: Session) -> None:
+        """An open keepers' menu shows the seats as they are now (a change by command)."""
+        if s.keepers_menu:
+            mid = self.outbox.message_id(s.chat_id, K.menu_key(s.game_id))
+            self._menu(s, s.keepers_menu, Where(s.chat_id, mid))
+
     async def give_back(self, s: Session, seat: int, keeper: tuple[int, str]) -> None:
         await self.table.give_back(s, seat, keeper)
+        self._menu_again(s)
         who = s.seats[seat]
         plang = self.people.lang_for_user(who.user_id)
         s.reminded.add(seat)  # deleted with the person's next move (table.py)
@@ -285,7 +317,8 @@ class KeepersRoom:
         ev = control_event(json.loads(record))
         if ev is not None:
             s.events.setdefault(deal_number(st), []).append(ev)
-        s.keepers_menu = ""
+        if s.keepers_menu:
+            self._menu(s, "", Where(s.chat_id))
         s.reminded.discard(seat)
         s.timeouts.pop(seat, None)
         plang = self.people.lang_for_user(user_id)  # the line first, then the hand below it

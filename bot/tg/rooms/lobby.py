@@ -73,7 +73,7 @@ class LobbyRoom:
 
     def show_lobby(self, s: Session) -> None:
         info = self.lobby_info(s)
-        content = R.render_solo_setup(s.lang, info) if s.solo and not s.page \
+        content = R.render_solo_setup(s.lang, info) if s.solo and s.page in ("", "q") \
             else R.render_lobby(s.lang, info)
 
         def sent(mid: int, digest: str, new: bool) -> None:
@@ -213,6 +213,9 @@ class LobbyRoom:
                     place.level = c.arg
             s.ids["level"] = c.arg
             self.ids.save(s)
+            if s.solo and s.page == "q":  # the solo setup's last question: the game begins
+                return await self.lobby_press(s, cb.Callback(c.game_id, c.version, cb.START, ""),
+                                              user)
             return await self.saved(s)
         if verb == cb.FORCED:  # a table setting (not a rule): kept with the message ids
             s.ids["forced"] = c.arg == "1"
@@ -229,6 +232,8 @@ class LobbyRoom:
             await self.ids.write(s)  # stored before the press is answered (a kill after
             return await self.saved(s)  # the answer must not lose it)
         if verb == cb.PLAYERS:
+            if s.solo:  # the solo setup asks one question a message: the level next
+                s.page = "q"
             return await self._change_rules(s, "players", int(c.arg))
         if verb == cb.PRESET:
             if c.arg not in PRESETS:

@@ -339,11 +339,12 @@ class TableRoom:
 
     def info(self, s: Session, deal: int) -> R.TableInfo:
         keepers = None if s.solo else K.KeepersInfo(  # the keepers' controls (keepers.py)
-            K.seat_rev(s.seats), s.keepers_menu, tuple(K.seat_state(x) for x in s.seats))
+            K.seat_rev(s.seats), tuple(K.seat_state(x) for x in s.seats))
         return R.TableInfo(s.game_id, s.labels(), tuple(s.events.get(deal, ())), s.solo,
                            hints_allowed(s), s.pace,
                            s.since if s.pace == UNHURRIED and s.since else None,
-                           keepers=keepers, webapp=self.config.webapp_url)
+                           now=self.config.clock(), keepers=keepers,
+                           webapp=self.config.webapp_url)
 
     def _replies_follow(self, s: Session, st: GameState) -> bool:
         """Within a press's merge window, is the next move made at once (a computer seat or
@@ -375,7 +376,11 @@ class TableRoom:
         cur = deal_number(st)
         over = st.phase == Phase.GAME_OVER or s.status in ("finished", "stopped")
         if s.shown_deal and (s.shown_deal != cur or over):
-            self._finish_deal(s, s.shown_deal, stopped=s.status == "stopped")
+            self._finish_deal(s, s.shown_deal, stopped=s.status == "stopped",
+                              then=0 if over else cur)
+            if s.keepers_menu:  # the keepers' menu goes with the deal it was opened in
+                s.keepers_menu = ""
+                self.outbox.withdraw(s.chat_id, K.menu_key(s.game_id))
         if over:
             s.shown_deal = 0
             for seat in list(s.reminded):  # no ping outlives its game
@@ -444,20 +449,28 @@ class TableRoom:
         self.outbox.put(user_id, hand_key(s.game_id, seat, deal), content, final=final,
                         on_sent=sent, game=s.game_id)
 
-    def _finish_deal(self, s: Session, deal: int, *, stopped: bool = False) -> None:
+    def _finish_deal(self, s: Session, deal: int, *, stopped: bool = False,
+                     then: int = 0) -> None:
         st = s.state
         assert st is not None
         res = next((h for h in st.history if h.number == deal), None)
+        # one message says a redeal: the deal's messages become deal ``then``'s, whose table
+        # opens with the redeal's line (view/table.py), not a summary and then that line
+        redeal = res is not None and res.outcome == "redeal" and then > deal
         labels = s.labels()
         if res is None:  # the deal did not end (a stopped game)
             content = R.render_stopped(s.lang, st.totals, labels)
         else:
             content = R.render_deal_end(s.lang, sheet_row(res), labels, stopped=stopped,
                                         game_id=s.game_id)
-        if not s.solo:
+        if not s.solo and not (redeal and self.outbox.rename(
+                s.chat_id, table_key(s.game_id, deal), table_key(s.game_id, then))):
             self._put_table(s, deal, content, final=True)
         for seat, who in enumerate(s.seats):
             if who.kind != "human" or (who.auto and who.why in ("leave", "blocked")):
+                continue
+            if redeal and self.outbox.rename(who.user_id, hand_key(s.game_id, seat, deal),
+                                             hand_key(s.game_id, seat, then)):
                 continue
             lang = self.people.lang_for_user(who.user_id) if not s.solo else s.lang
             if res is None:
@@ -674,6 +687,7 @@ class TableRoom:
                 lang = self.people.lang_for_user(uid)
                 self._ping(s, seat, version, self._ping_text(
                     s, key, lang, since=R.clock_time(began)), n)
+                self.refresh(s)  # the table says how long it waits now ("ждём 2 ч")
             return
         half = deadline - timeout / 2
         while self.pings_sent(s, seat, version) < 1:

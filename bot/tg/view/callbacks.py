@@ -47,7 +47,7 @@ PRESET: Final = "p"  # arg: preset name
 LEVEL: Final = "v"  # arg: computer level
 START: Final = "st"
 CANCEL: Final = "x"
-MENU: Final = "m"  # arg: page ("" lobby, "m" sections, "s<section>", "r<rule index>")
+MENU: Final = "m"  # arg: page ("" lobby, "o" more, "m" sections, "s<section>", "r<rule>")
 SET: Final = "r"  # arg: "<rule index>.<option index>"
 REMATCH: Final = "rm"  # the final sheet: the same seats and rules again
 NEW_TABLE: Final = "nt"  # the final sheet: a new lobby (or solo setup)
@@ -91,7 +91,7 @@ _ARG_RE: Final = {
     LEVEL: re.compile(r"[a-z]{1,12}"),
     START: re.compile(r""),
     CANCEL: re.compile(r""),
-    MENU: re.compile(r"|m|s\d{1,2}|r\d{1,3}"),
+    MENU: re.compile(r"|m|o|s\d{1,2}|r\d{1,3}"),
     SET: re.compile(r"\d{1,3}\.\d{1,2}"),
     REMATCH: re.compile(r""),
     NEW_TABLE: re.compile(r""),

@@ -171,6 +171,18 @@ def pace_name(lang: str, pace: str) -> str:
     return t(lang, f"pace.{pace}" if pace in ("quick", "normal", "unhurried") else "pace.normal")
 
 
+def waited_text(lang: str, seconds: float) -> str:
+    """How long something has waited, said shortly and relative to now ("2 ч"); "" under
+    a minute."""
+    if seconds < 60:
+        return ""
+    if seconds < 3600:
+        return t(lang, "time.minutes", n=int(seconds // 60))
+    if seconds < 86400:
+        return t(lang, "time.hours", n=int(seconds // 3600))
+    return t(lang, "time.days", n=int(seconds // 86400))
+
+
 def clock_time(ts: float) -> str:
     """A time of day shown in the reader's own time zone (Telegram's date_time entity;
     a client without it shows the UTC time)."""

@@ -1,7 +1,8 @@
 """The keepers' controls as messages and buttons (issue 19; the room is
-``bot/tg/rooms/keepers.py``): the table's ⚙️ menu, the "take a seat" button and the
-request line a latecomer's press posts, the lobby's "remove a person" page, and the lines
-that say what a keeper decided.
+``bot/tg/rooms/keepers.py``): the table's ⚙️ button and the menu it opens — a message of
+its own below the table, so the table's keyboard never changes for it (issue 47) — the
+"take a seat" button and the request line a latecomer's press posts, the lobby's "remove a
+person" page, and the lines that say what a keeper decided.
 
 The keepers of a table are its creator and the group's admins.  Every button here is bound
 to its game and to the *seat revision* of the table (``seat_rev``): a number that changes
@@ -57,10 +58,9 @@ def free_seats(seats: Sequence[SeatInfo]) -> list[int]:
 
 @dataclass(frozen=True, slots=True)
 class KeepersInfo:
-    """What the table's keyboard needs for the keepers' controls."""
+    """What the table's keyboard and the keepers' menu need."""
 
     rev: int
-    menu: str = ""  # "" closed, "m" the menu, "s" "stop the game?" asked
     states: tuple[SeatState, ...] = ()
 
     @property
@@ -68,43 +68,47 @@ class KeepersInfo:
         return any(x in ("computer", "left") for x in self.states)
 
 
-MENU_PAGES = ("", "m", "s")
+MENU_PAGES = ("", "m", "s")  # the keepers' menu: "" closed, "m" open, "s" "stop the game?"
+
+
+def menu_key(game_id: int) -> str:
+    """The outbox slot of a table's keepers' menu (one at a time, in the table's chat)."""
+    return f"k{game_id}:menu"
 
 
 def table_keyboard(lang: str, game_id: int, seats: Sequence[SeatLabel],
                    k: KeepersInfo | None, base: tuple[Button, ...]) -> Keyboard:
     """The table's buttons: ``base`` (my cards, score) with ⚙️, and "take a seat" when a
-    computer plays a seat; or the keepers' menu in their place while it is open."""
+    computer plays a seat.  The same whether the keepers' menu is open or not."""
     if k is None:
         return (base,)
-    g, v = game_id, k.rev
-    if k.menu == "s":
-        return ((Button(t(lang, "keepers.btn_stop_yes"), cb.encode(g, v, cb.KSTOP)),
-                 Button(t(lang, "keepers.btn_back"), cb.encode(g, v, cb.KMENU, "m"))),)
-    if k.menu == "m":
-        rows: list[tuple[Button, ...]] = []
-        for i, state in enumerate(k.states):
-            name = _plain(seats, i)
-            if state == "human":
-                rows.append((Button(t(lang, "keepers.btn_auto", name=name),
-                                    cb.encode(g, v, cb.KAUTO, str(i))),))
-            elif state == "auto":
-                rows.append((Button(t(lang, "keepers.btn_back_seat", name=name),
-                                    cb.encode(g, v, cb.KBACK, str(i))),))
-        rows.append((Button(t(lang, "keepers.btn_stop"), cb.encode(g, v, cb.KMENU, "s")),
-                     Button(t(lang, "keepers.btn_close"), cb.encode(g, v, cb.KMENU, ""))))
-        return tuple(rows)
-    rows = [(*base, Button("⚙️", cb.encode(g, v, cb.KMENU, "m")))]
+    rows = [(*base, Button("⚙️", cb.encode(game_id, k.rev, cb.KMENU, "m")))]
     if k.free:
-        rows.append((Button(t(lang, "keepers.btn_sit"), cb.encode(g, v, cb.SIT)),))
+        rows.append((Button(t(lang, "keepers.btn_sit"), cb.encode(game_id, k.rev, cb.SIT)),))
     return tuple(rows)
 
 
-def menu_line(lang: str, k: KeepersInfo | None) -> str | None:
-    """The line the table shows while the keepers' menu is open."""
-    if k is None or not k.menu:
-        return None
-    return t(lang, "keepers.menu_stop" if k.menu == "s" else "keepers.menu")
+def render_menu(lang: str, game_id: int, seats: Sequence[SeatLabel], k: KeepersInfo,
+                page: str) -> Rendered:
+    """The keepers' menu, a message of its own below the table (``page`` "m": what may be
+    done with each seat, stop, close; "s": "stop the game?")."""
+    g, v = game_id, k.rev
+    if page == "s":
+        return Rendered(t(lang, "keepers.menu_stop"), (
+            (Button(t(lang, "keepers.btn_stop_yes"), cb.encode(g, v, cb.KSTOP)),
+             Button(t(lang, "keepers.btn_back"), cb.encode(g, v, cb.KMENU, "m"))),))
+    rows: list[tuple[Button, ...]] = []
+    for i, state in enumerate(k.states):
+        name = _plain(seats, i)
+        if state == "human":
+            rows.append((Button(t(lang, "keepers.btn_auto", name=name),
+                                cb.encode(g, v, cb.KAUTO, str(i))),))
+        elif state == "auto":
+            rows.append((Button(t(lang, "keepers.btn_back_seat", name=name),
+                                cb.encode(g, v, cb.KBACK, str(i))),))
+    rows.append((Button(t(lang, "keepers.btn_stop"), cb.encode(g, v, cb.KMENU, "s")),
+                 Button(t(lang, "keepers.btn_close"), cb.encode(g, v, cb.KMENU, ""))))
+    return Rendered(t(lang, "keepers.menu"), tuple(rows))
 
 
 def event_line(lang: str, e: Event, seats: Sequence[SeatLabel]) -> str | None:

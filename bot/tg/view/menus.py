@@ -54,11 +54,18 @@ class LobbyInfo:
 
 
 def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
+    """The lobby: who sits where, and the choices people make every time (sit, computers,
+    the table's size, start); the rest is one press away (``render_options``, "⚙️ Ещё…").
+    The computers' level is shown only while a computer is seated."""
+    if info.page == "o":
+        return render_options(lang, info)
     if info.page and info.page != "k":
         return render_settings(lang, info)
     r = info.rules
+    computers = any(s.computer for s in info.seats)
     lines = [t(lang, "lobby.title"), t(lang, "lobby.rules", rules=rules_brief(lang, r))]
-    lines.append(t(lang, "lobby.computer_level", level=level_name(lang, info.level)))
+    if computers:
+        lines.append(t(lang, "lobby.computer_level", level=level_name(lang, info.level)))
     for i in range(r.players):
         who = seat_name(info.seats, i) if i < len(info.seats) else t(lang, "lobby.free")
         lines.append(f"{i + 1}. {who}")
@@ -74,36 +81,51 @@ def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
          Button(t(lang, "btn.leave"), cb.encode(g, v, cb.LEAVE))),
     ]
     ai_row = [Button(t(lang, "btn.add_computer"), cb.encode(g, v, cb.ADD_AI))]
-    if any(s.computer for s in info.seats):
+    if computers:
         ai_row.append(Button(t(lang, "btn.drop_computer"), cb.encode(g, v, cb.DROP_AI)))
-    if any(not x.computer for x in info.seats):  # the keepers' "remove a person" (keepers.py)
-        ai_row.append(K.lobby_button(lang, g, v))
     rows.append(tuple(ai_row))
+    if computers:
+        nxt_level = LEVELS[(LEVELS.index(info.level) + 1) % len(LEVELS)] \
+            if info.level in LEVELS else "hard"
+        rows.append((Button(t(lang, "btn.level", level=level_name(lang, info.level)),
+                            cb.encode(g, v, cb.LEVEL, nxt_level)),))
     nxt_players = {2: 3, 3: 4, 4: 2}[r.players]
-    preset = preset_of(r)
-    presets = list(PRESETS)
-    nxt_preset = presets[(presets.index(preset) + 1) % len(presets)]
-    nxt_level = LEVELS[(LEVELS.index(info.level) + 1) % len(LEVELS)] if info.level in LEVELS \
-        else "hard"
     # each button says what it changes and its value now ("Игроков: 3"): two a row fit
     rows.append((
         Button(t(lang, "btn.players", n=r.players), cb.encode(g, v, cb.PLAYERS, str(nxt_players))),
-        Button(t(lang, "btn.level", level=level_name(lang, info.level)),
-               cb.encode(g, v, cb.LEVEL, nxt_level)),
+        Button(t(lang, "btn.more"), _menu(g, v, "o")),
     ))
-    rows.append((Button(t(lang, "btn.preset", preset=preset_name(lang, preset)),
-                        cb.encode(g, v, cb.PRESET, nxt_preset)),
-                 Button(t(lang, "btn.settings"), _menu(g, v, "m"))))
-    rows.append((Button(t(lang, "btn.forced_on" if info.forced else "btn.forced_off"),
-                        cb.encode(g, v, cb.FORCED, "0" if info.forced else "1")),
-                 Button(t(lang, "btn.hints_on" if info.hints else "btn.hints_off"),
-                        cb.encode(g, v, cb.HINTS, "0" if info.hints else "1"))))
-    paces = ("quick", "normal", "unhurried")
-    nxt_pace = paces[(paces.index(info.pace) + 1) % 3] if info.pace in paces else "normal"
-    rows.append((Button(t(lang, "btn.pace", pace=pace_name(lang, info.pace)),
-                        cb.encode(g, v, cb.PACE, nxt_pace)),))
     rows.append((Button(t(lang, "btn.start"), cb.encode(g, v, cb.START)),
                  Button(t(lang, "btn.cancel"), cb.encode(g, v, cb.CANCEL))))
+    return Rendered(fit("\n".join(lines)), tuple(rows))
+
+
+def render_options(lang: str, info: LobbyInfo) -> Rendered:
+    """The lobby's "⚙️ Ещё…" page: the rules (a preset, or each rule), the table's
+    settings (the only move played at once, hints, the pace) and the keepers' "remove a
+    person"; back to the lobby."""
+    r = info.rules
+    g, v = info.game_id, info.rev
+    preset = preset_of(r)
+    presets = list(PRESETS)
+    nxt_preset = presets[(presets.index(preset) + 1) % len(presets)]
+    paces = ("quick", "normal", "unhurried")
+    nxt_pace = paces[(paces.index(info.pace) + 1) % 3] if info.pace in paces else "normal"
+    lines = [t(lang, "lobby.more_title"), t(lang, "lobby.rules", rules=rules_brief(lang, r))]
+    rows: list[tuple[Button, ...]] = [
+        (Button(t(lang, "btn.preset", preset=preset_name(lang, preset)),
+                cb.encode(g, v, cb.PRESET, nxt_preset)),
+         Button(t(lang, "btn.settings"), _menu(g, v, "m"))),
+        (Button(t(lang, "btn.forced_on" if info.forced else "btn.forced_off"),
+                cb.encode(g, v, cb.FORCED, "0" if info.forced else "1")),
+         Button(t(lang, "btn.hints_on" if info.hints else "btn.hints_off"),
+                cb.encode(g, v, cb.HINTS, "0" if info.hints else "1"))),
+        (Button(t(lang, "btn.pace", pace=pace_name(lang, info.pace)),
+                cb.encode(g, v, cb.PACE, nxt_pace)),),
+    ]
+    if any(not x.computer for x in info.seats):  # the keepers' "remove a person" (keepers.py)
+        rows.append((K.lobby_button(lang, g, v),))
+    rows.append((Button(t(lang, "btn.done"), _menu(g, v, "")),))
     return Rendered(fit("\n".join(lines)), tuple(rows))
 
 
@@ -157,7 +179,8 @@ def render_settings(lang: str, info: LobbyInfo) -> Rendered:
 
 
 def _menu(g: int, v: int, page: str) -> str:
-    """Menu navigation: ``page`` "" (lobby), "m" (sections), "s<k>", "r<i>"."""
+    """Menu navigation: ``page`` "" (lobby), "o" (⚙️ Ещё…), "m" (sections), "s<k>",
+    "r<i>"."""
     return cb.encode(g, v, cb.MENU, page)
 
 
@@ -174,22 +197,27 @@ def menu_page(arg: str) -> str | None:
 
 
 def render_solo_setup(lang: str, info: LobbyInfo) -> Rendered:
-    """``/newgame`` in a private chat: the computers' level and the table size as buttons
-    (the chosen ones marked), the rules, and "Play" first."""
+    """``/newgame`` in a private chat, one question a message: first the table's size
+    ("Play" starts at once with what is marked), then (page "q") the computers' level,
+    whose press starts the game."""
     r = info.rules
     g, v = info.game_id, info.rev
-    lines = [t(lang, "lobby.title"), t(lang, "lobby.rules", rules=rules_brief(lang, r)),
-             t(lang, "solo.pick_level"), t(lang, "solo.pick_size")]
-    levels = tuple(Button(("✅ " if lv == info.level else "") + level_name(lang, lv),
-                          cb.encode(g, v, cb.LEVEL, lv)) for lv in LEVELS)
+    lines = [t(lang, "lobby.title"), t(lang, "lobby.rules", rules=rules_brief(lang, r))]
+    if info.page == "q":
+        lines.append(t(lang, "solo.pick_level"))
+        levels = [Button(("✅ " if lv == info.level else "") + level_name(lang, lv),
+                         cb.encode(g, v, cb.LEVEL, lv)) for lv in LEVELS]
+        rows: list[tuple[Button, ...]] = [*button_rows(levels, 3),
+                                          (Button(t(lang, "btn.back"), _menu(g, v, "")),)]
+        return Rendered(fit("\n".join(lines)), tuple(rows))
+    lines.append(t(lang, "solo.pick_size"))
     sizes = tuple(Button(("✅ " if n == r.players else "") + t(lang, "solo.players", n=n),
                          cb.encode(g, v, cb.PLAYERS, str(n))) for n in (2, 3, 4))
     presets = list(PRESETS)
     nxt = presets[(presets.index(preset_of(r)) + 1) % len(presets)]
-    rows: list[tuple[Button, ...]] = [
-        (Button(t(lang, "solo.play"), cb.encode(g, v, cb.START)),),
-        levels,
+    rows = [
         sizes,
+        (Button(t(lang, "solo.play"), cb.encode(g, v, cb.START)),),
         (Button(t(lang, "btn.preset", preset=preset_name(lang, preset_of(r))),
                 cb.encode(g, v, cb.PRESET, nxt)),
          Button(t(lang, "btn.settings"), _menu(g, v, "m"))),

@@ -84,6 +84,9 @@ from bot.tg.view.common import (
 from bot.tg.view.common import (
     unique_names as unique_names,
 )
+from bot.tg.view.common import (
+    waited_text as waited_text,
+)
 from bot.tg.view.hands import (
     hand_popup as hand_popup,
 )

@@ -21,11 +21,11 @@ from bot.tg.view.common import (
     SeatLabel,
     card_text,
     cards_text,
-    clock_time,
     fit,
     num,
     pace_name,
     seat_name,
+    waited_text,
     who,
 )
 
@@ -43,6 +43,7 @@ class TableInfo:
     hints: bool = False  # a 💡 button on the hand message (solo, or the table allows it)
     pace: str = "normal"  # quick, normal or unhurried (model.PACES)
     since: float | None = None  # an unhurried table: when the turn now began to wait
+    now: float = 0.0  # (with ``since``) the time it is shown at: "ждём 2 ч"
     keepers: K.KeepersInfo | None = None  # the keepers' controls of a group table (keepers.py)
     webapp: str = ""  # the Mini App's URL (WEBAPP_URL): a 🃏 button on the hand message
 
@@ -215,16 +216,15 @@ def points_line(lang: str, v: TableView, seats: Sequence[SeatLabel], me: int) ->
 def render_table(lang: str, pv: TableView, info: TableInfo) -> Rendered:
     """The group's table message (from the public view)."""
     lines = table_lines(lang, pv, info, -1)
+    if pv.number == 1 and info.pace != "normal":  # the pace said once, as the game begins
+        lines.insert(1, "⏱ " + t(lang, "table.pace", pace=pace_name(lang, info.pace)))
     if pv.to_act >= 0:
         turn = t(lang, "table.turn", name=seat_name(info.seats, pv.to_act))
-        turn += " · ⏱ " + pace_name(lang, info.pace)
-        if info.since is not None and not (0 <= pv.to_act < len(info.seats)
-                                           and info.seats[pv.to_act].computer):
-            turn += " · " + t(lang, "table.waits_since", time=clock_time(info.since))
+        waited = waited_text(lang, info.now - info.since) if info.since is not None else ""
+        if waited and not (0 <= pv.to_act < len(info.seats)
+                           and info.seats[pv.to_act].computer):
+            turn += " · " + t(lang, "table.waits", time=waited)
         lines.append(turn)
-    menu = K.menu_line(lang, info.keepers)  # (keepers.py)
-    if menu:
-        lines.append(menu)
     g = info.game_id
     base = (Button(t(lang, "btn.my_cards"), cb.encode(g, 0, cb.HAND)),
             Button(t(lang, "btn.score"), cb.encode(g, 0, cb.SCORE)))
