@@ -288,6 +288,9 @@ async def test_several_processes_a_move_stored_elsewhere_reaches_the_page() -> N
             place = SeatPlace(9, ("А", "Б", "В"), (False, True, True), True, True, None)
             return SeatView(replace(base, version=state["version"]), place, "ru")
 
+        async def watch_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+            return Refusal("not_member", "—")
+
         async def act(self, game_id: int, user: WebUser, intent: dict[str, object],
                       version: int) -> Refusal | str | None:
             return None

@@ -343,7 +343,8 @@ class TableRoom:
         return R.TableInfo(s.game_id, s.labels(), tuple(s.events.get(deal, ())), s.solo,
                            hints_allowed(s), s.pace,
                            s.since if s.pace == UNHURRIED and s.since else None,
-                           keepers=keepers, webapp=self.config.webapp_url)
+                           keepers=keepers, webapp=self.config.webapp_url,
+                           link="" if s.solo else self.config.table_link(s.game_id))
 
     def _replies_follow(self, s: Session, st: GameState) -> bool:
         """Within a press's merge window, is the next move made at once (a computer seat or

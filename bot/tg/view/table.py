@@ -45,6 +45,7 @@ class TableInfo:
     since: float | None = None  # an unhurried table: when the turn now began to wait
     keepers: K.KeepersInfo | None = None  # the keepers' controls of a group table (keepers.py)
     webapp: str = ""  # the Mini App's URL (WEBAPP_URL): a 🃏 button on the hand message
+    link: str = ""  # a group table: the link that opens it as a page (t.me/…?startapp=…)
 
 
 def _header(lang: str, v: TableView, seats: Sequence[SeatLabel]) -> list[str]:
@@ -229,4 +230,6 @@ def render_table(lang: str, pv: TableView, info: TableInfo) -> Rendered:
     base = (Button(t(lang, "btn.my_cards"), cb.encode(g, 0, cb.HAND)),
             Button(t(lang, "btn.score"), cb.encode(g, 0, cb.SCORE)))
     rows = K.table_keyboard(lang, g, info.seats, info.keepers, base)
+    if info.link and not (info.keepers and info.keepers.menu):  # the table as a page
+        rows = (*rows, (Button(t(lang, "btn.webapp_table"), url=info.link),))
     return Rendered(fit("\n".join(lines)), rows)
