@@ -309,3 +309,48 @@ async def test_several_processes_a_move_stored_elsewhere_reaches_the_page() -> N
             await ws.close()
     finally:
         await srv.stop()
+
+
+async def test_membership_is_asked_of_telegram_and_trusted_a_minute(
+        server: FakeTelegramServer, db: Path) -> None:
+    """A member who leaves the group may still watch for at most a minute (the cache);
+    then getChatMember says "left" and the page is refused."""
+    from bot.webapp.adapter import MEMBER_TTL, ServicePort
+    from bot.webapp.port import Refusal, SeatView
+    from tests.bot.helpers import open_table, start_private
+
+    anna = server.add_user(1001, "Анна")
+    boris = server.add_user(1002, "Борис")
+    gleb = server.add_user(1004, "Глеб")
+    group = -100783
+    chat = server.add_group(group, "Клуб", members=[anna, boris, gleb])
+    async with webapp_running(server, db) as app:
+        await start_private(server, anna, boris, gleb)
+        gid, _ = await open_table(server, app, group, anna, [boris], computers=1)
+        s = service(app).sessions[gid]
+        await server.wait_for(lambda: s.state is not None)
+        assert app.webapp is not None
+        port = app.webapp.port
+        assert isinstance(port, ServicePort)
+        now = [1000.0]
+        port.clock = lambda: now[0]
+
+        def asked() -> int:
+            return sum(1 for r in server.calls("getChatMember")
+                       if r.params.get("user_id") == gleb.id)
+
+        before = asked()
+        got = await port.watch_view(gid, gleb.id)
+        assert isinstance(got, SeatView) and got.view.seat == -1 and got.view.hand == ()
+        assert await port.watch_view(gid, gleb.id) == got  # (asked once: cached)
+        assert asked() == before + 1
+        chat.member_ids.remove(gleb.id)  # Gleb leaves the group
+        now[0] += MEMBER_TTL - 1
+        assert isinstance(await port.watch_view(gid, gleb.id), SeatView)
+        assert asked() == before + 1
+        now[0] += 2
+        refused = await port.watch_view(gid, gleb.id)
+        assert refused == Refusal("not_member", "Стол этой группы видят только её участники.")
+        # a seated person gets the seat, never the public view
+        seat = await port.seat_view(gid, anna.id)
+        assert isinstance(seat, SeatView) and seat.view.seat == s.seat_of(anna.id)
