@@ -110,8 +110,9 @@ class ServicePort:
         seat = s.seat_of(user_id)
         if seat < 0:
             return Refusal("not_seated", t(lang, "popup.not_seated"))
-        if s.status == "lobby":  # opened from the solo setup: the table comes with "Play"
-            return Refusal("not_started", t(lang, "webapp.not_started"))
+        if s.status == "lobby":  # the table comes with "Play" (a group's: with "Start")
+            return Refusal("not_started", t(lang, "webapp.not_started" if s.solo
+                                              else "webapp.not_started_group"))
         st = s.state
         if st is None:
             return Refusal("stale", t(lang, "popup.stale"))
@@ -153,8 +154,8 @@ class ServicePort:
         st = s.state
         if s.status == "lobby" or st is None:  # a seat may be taken there ("sit")
             free = len(s.seats) < s.rules.players
-            return Refusal("lobby" if free else "not_started", t(lang, "webapp.lobby_watch"
-                                                                if free else "webapp.not_started"))
+            return Refusal("lobby" if free else "not_started",
+                           t(lang, "webapp.lobby_watch" if free else "webapp.not_started_group"))
         return SeatView(public_view(st), self._place(s, st, lang, -1), lang,
                         over=st.phase == Phase.GAME_OVER)
 
