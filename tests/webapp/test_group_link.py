@@ -204,6 +204,12 @@ async def test_a_group_table_from_its_link_seats_and_a_spectator(
                     await page.wait_for_function(
                         f"Number(document.body.dataset.version) >= {now}", timeout=15000)
                     assert await page.locator("#banner").is_hidden()
+                # the deal's summary slid up on every page; 🔍 (every hand) for the seated only
+                for page in (watch, *seated.values()):
+                    await page.wait_for_selector("#summary:not([hidden])", timeout=5000)
+                assert await watch.locator("#summary-analyse").is_hidden()
+                for page in seated.values():
+                    assert await page.locator("#summary-analyse").is_visible()
         st = s.state
         assert st is not None and st.winner >= 0, "the game did not end"
         assert shot and killed

@@ -67,6 +67,7 @@
     lost = on;
     $("banner").textContent = on ? fmt("reconnecting") : "";
     $("banner").hidden = !on;
+    document.body.classList.toggle("lost", on); // (the table moves down under it)
   }
 
   function api(path, body) {
@@ -261,6 +262,7 @@
     if (V.sheet.length > shownSummary && V.summary) {
       if (shownSummary > 0 || (before && before.sheet.length < V.sheet.length)) {
         $("summary-body").textContent = V.summary;
+        $("summary-analyse").hidden = !!V.spectator; // (🔍 shows every hand: the seated only)
         showOverlay("summary");
       }
       shownSummary = V.sheet.length;
