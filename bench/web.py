@@ -66,6 +66,9 @@ class BenchPort:
         place = SeatPlace(game_id, self.names, (False, False, False), False, False, None)
         return SeatView(view(st, seat), place, "ru")
 
+    async def watch_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+        return Refusal("not_member", "—")
+
     async def act(self, game_id: int, user: WebUser, intent: Intent,
                   version: int) -> Refusal | str | None:
         return Refusal("unknown", "—")

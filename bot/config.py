@@ -131,6 +131,13 @@ class Settings(BaseSettings):
                     "the bot itself on WEBAPP_PORT behind a reverse proxy); empty: no Mini "
                     "App, and nothing of it is shown (docs/webapp.md).",
     )
+    webapp_short_name: str = Field(
+        "",
+        description="The short name of the Mini App registered with @BotFather /newapp: a "
+                    "group's table links to https://t.me/<bot>/<short name>?startapp=...; "
+                    "empty: to the bot's main Mini App, https://t.me/<bot>?startapp=... "
+                    "(docs/webapp.md).",
+    )
     webapp_listen: str = Field("127.0.0.1", description="The address the Mini App server binds.")
     webapp_port: int = Field(
         8090, ge=0, le=65535,
@@ -204,6 +211,15 @@ class Settings(BaseSettings):
         value = value.strip()
         if value and not re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", value):
             raise ValueError("must be an https URL such as https://bot.example.org/app/")
+        return value
+
+    @field_validator("webapp_short_name")
+    @classmethod
+    def _check_short_name(cls, value: str) -> str:
+        value = value.strip()
+        if value and not re.fullmatch(r"[A-Za-z0-9_]{3,30}", value):
+            raise ValueError("must be the short name given to @BotFather: 3-30 characters of "
+                             "A-Z, a-z, 0-9 and _")
         return value
 
     @field_validator("webhook_secret")

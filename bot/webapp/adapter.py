@@ -15,24 +15,36 @@ When the tables get one owner each that publishes events, this file is what is r
 from __future__ import annotations
 
 import html
+import logging
 import re
+import time
 from collections import OrderedDict
 
-from bot.engine.state import Phase
-from bot.engine.views import view
+from telegram.error import TelegramError
+
+from bot.engine.state import GameState, Phase
+from bot.engine.views import public_view, view
 from bot.i18n import lang_of, t
 from bot.tg.model import sheet_row
 from bot.tg.rooms.service import GameService, Session, UserRef, Where
 from bot.tg.rooms.session import hints_allowed
 from bot.tg.view import callbacks as cb
+from bot.tg.view import keepers as K
 from bot.tg.view.sheet import render_deal_end, render_score
 from bot.webapp.auth import WebUser
 from bot.webapp.payload import action_of
 from bot.webapp.port import Changed, Intent, Refusal, SeatPlace, SeatView
 
+log = logging.getLogger(__name__)
+
 ENDED_KEPT = 256  # finished games whose last view stays readable by their pages
 _TAGS = re.compile(r"<[^>]+>")
 # the popups of a refused press, by key: a bounded label for each (the metrics)
+MEMBER_TTL = 60.0  # seconds a getChatMember answer is trusted
+MEMBERS_KEPT = 4096
+MEMBER = ("creator", "administrator", "member")  # (restricted: by its is_member)
+# the answers of a latecomer's "take a seat" that are not refusals (the keepers are asked)
+_SIT_ASKED = ("keepers.asked", "keepers.asked_already")
 _REFUSALS = ("popup.stale", "popup.not_seated", "popup.unknown", "guard.wrong_place",
              "popup.auto", "popup.paused", "guard.not_saved", "autopilot.off_popup",
              "end.already", "end.not_seated")
@@ -49,6 +61,9 @@ class ServicePort:
         self.service = service
         self.listeners: list[Changed] = []
         self.ended: OrderedDict[int, Session] = OrderedDict()
+        # (chat, user) -> (when asked, a member): getChatMember answers, MEMBER_TTL long
+        self.members: OrderedDict[tuple[int, int], tuple[float, bool]] = OrderedDict()
+        self.clock = time.monotonic
         hooks = service.table.hooks
         before = hooks.changed
 
@@ -95,11 +110,16 @@ class ServicePort:
         seat = s.seat_of(user_id)
         if seat < 0:
             return Refusal("not_seated", t(lang, "popup.not_seated"))
-        if s.status == "lobby":  # opened from the solo setup: the table comes with "Play"
-            return Refusal("not_started", t(lang, "webapp.not_started"))
+        if s.status == "lobby":  # the table comes with "Play" (a group's: with "Start")
+            return Refusal("not_started", t(lang, "webapp.not_started" if s.solo
+                                              else "webapp.not_started_group"))
         st = s.state
         if st is None:
             return Refusal("stale", t(lang, "popup.stale"))
+        return SeatView(view(st, seat), self._place(s, st, lang, seat), lang,
+                        over=st.phase == Phase.GAME_OVER)
+
+    def _place(self, s: Session, st: GameState, lang: str, seat: int) -> SeatPlace:
         labels = s.labels()
         summary, summary_deal = "", 0
         if st.history:
@@ -108,21 +128,63 @@ class ServicePort:
             summary_deal = last.number
         timed = self.service.config.timeout(s.pace) is not None  # (unhurried: no clock)
         deadline = s.deadline if timed and not s.solo and st.to_act >= 0 else None
-        place = SeatPlace(
-            game_id=game_id, names=tuple(x.name for x in labels),
+        return SeatPlace(
+            game_id=s.game_id, names=tuple(x.name for x in labels),
             computers=tuple(x.computer for x in labels), solo=s.solo,
-            hints=hints_allowed(s), deadline=deadline, summary=summary,
+            hints=hints_allowed(s) and seat >= 0, deadline=deadline, summary=summary,
             summary_deal=summary_deal,
             sheet=_plain(render_score(lang, [sheet_row(h) for h in st.history], labels))
             if st.history else "",
-            rows=tuple(h.totals for h in st.history))
-        return SeatView(view(st, seat), place, lang, over=st.phase == Phase.GAME_OVER)
+            rows=tuple(h.totals for h in st.history),
+            free=seat < 0 and not s.solo and s.status == "playing"
+            and st.phase != Phase.GAME_OVER and bool(K.free_seats(s.seats)))
+
+    async def watch_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+        """The public view of a group's table for a member of that group who is not
+        seated (a spectator): no hand, no talon before it shows, no passed card."""
+        await self.service.restore.touch_game(game_id)
+        s = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
+        lang = self._lang(s, user_id)
+        if s is None or (s.state is None and s.status != "lobby"):
+            return Refusal("stale", t(lang, "popup.stale"))
+        if s.solo:
+            return Refusal("not_seated", t(lang, "popup.not_seated"))
+        if not await self.is_member(s.chat_id, user_id):
+            return Refusal("not_member", t(lang, "webapp.err.not_member"))
+        st = s.state
+        if s.status == "lobby" or st is None:  # a seat may be taken there ("sit")
+            free = len(s.seats) < s.rules.players
+            return Refusal("lobby" if free else "not_started",
+                           t(lang, "webapp.lobby_watch" if free else "webapp.not_started_group"))
+        return SeatView(public_view(st), self._place(s, st, lang, -1), lang,
+                        over=st.phase == Phase.GAME_OVER)
+
+    async def is_member(self, chat_id: int, user_id: int) -> bool:
+        """Is the person in the group now (Telegram's getChatMember, trusted a minute)?"""
+        now = self.clock()
+        got = self.members.get((chat_id, user_id))
+        if got is not None and now - got[0] < MEMBER_TTL:
+            return got[1]
+        try:
+            m = await self.service.kit.people.bot.get_chat_member(chat_id, user_id)
+            ok = m.status in MEMBER or (m.status == "restricted"
+                                        and bool(getattr(m, "is_member", False)))
+        except TelegramError as e:
+            log.info("getChatMember(%s, %s) failed: %s", chat_id, user_id, e)
+            ok = False
+        self.members[(chat_id, user_id)] = (now, ok)
+        self.members.move_to_end((chat_id, user_id))
+        while len(self.members) > MEMBERS_KEPT:
+            self.members.popitem(last=False)
+        return ok
 
     async def act(self, game_id: int, user: WebUser, intent: Intent,
                   version: int) -> Refusal | str | None:
         s = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
         lang = self._lang(s, user.id)
         kind = intent.get("kind") if isinstance(intent, dict) else None
+        if kind == "sit" and len(intent) == 1:
+            return await self._sit(s, user, lang)
         if kind == "hint" and len(intent) == 1:
             data = cb.encode(game_id, version, cb.HINT)
         elif kind == "rematch" and len(intent) == 1:
@@ -149,6 +211,33 @@ class ServicePort:
         if kind in ("hint", "analyse"):
             return _plain(answer.text)
         return self._refusal(lang, answer.text)
+
+    async def _sit(self, s: Session | None, user: WebUser, lang: str) -> Refusal | str | None:
+        """A latecomer takes a free seat from the page: the lobby's "join" or the table's
+        🪑 (a computer's seat), pressed as on the group's message — the same path and
+        checks (a keeper sits down at once, anyone else asks the keepers)."""
+        if s is None or s.solo:
+            return Refusal("stale", t(lang, "popup.stale"))
+        if not await self.is_member(s.chat_id, user.id):
+            return Refusal("not_member", t(lang, "webapp.err.not_member_sit"))
+        if s.status == "lobby":
+            data = cb.encode(s.game_id, s.lobby_rev, cb.JOIN)
+        else:
+            data = cb.encode(s.game_id, K.seat_rev(s.seats), cb.SIT)
+        where = Where(chat_id=s.chat_id, thread_id=s.thread_id)
+        name = user.first_name
+        if not name:  # (the session token carries no name: the stored one, as keepers do)
+            row = await self.service.storage.get_user(user.id)
+            name = row.first_name if row is not None else ""
+        ref = UserRef(user.id, name, user.username, user.language_code)
+        answer = await self.service.press(data, ref, where)
+        if answer.url is not None:  # not started in the private chat: the cards go there
+            return Refusal("start_first", t(lang, "keepers.start_first"))
+        if answer.text is None:
+            return None
+        if any(answer.text == t(lang, key) for key in _SIT_ASKED):
+            return _plain(answer.text)
+        return Refusal("sit", _plain(answer.text))
 
     @staticmethod
     def _refusal(lang: str, text: str) -> Refusal:

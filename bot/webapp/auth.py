@@ -15,6 +15,7 @@ HMAC-SHA256 under a key derived from the bot token (never the token itself).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -150,3 +151,52 @@ class SessionKey:
         if int(m.group(3)) < now:
             raise AuthError("session")
         return int(m.group(1)), m.group(2)
+
+
+_LINK_RE: Final = re.compile(r"g([1-9][0-9]{0,17})_([A-Za-z0-9_-]{22})")
+
+
+@dataclass(frozen=True, slots=True)
+class TableLinks:
+    """The link that opens a table's page from its group (``startapp``), and reading it back.
+
+    The start parameter is ``g<game id>_<mac>``: the MAC is HMAC-SHA256 of the game id under
+    a key derived from the bot token (128 bits, base64url).  Nobody without the token can
+    make one for another game, every process of the bot reads it without storing anything,
+    and it survives restarts; it names that table only.  (A code stored with the game would
+    need a column and a look-up per opening, for nothing more.)  Telegram allows
+    ``A-Za-z0-9_-`` up to 512 characters: ours is at most 42.
+    """
+
+    key: bytes
+    bot_username: str
+    short_name: str = ""  # WEBAPP_SHORT_NAME: the app registered with /newapp ("": main)
+
+    @staticmethod
+    def for_token(token: str, bot_username: str, short_name: str = "") -> TableLinks:
+        key = hmac.new(b"thousand-webapp-table", token.encode(), hashlib.sha256).digest()
+        return TableLinks(key, bot_username, short_name)
+
+    def _mac(self, game_id: int) -> str:
+        digest = hmac.new(self.key, str(game_id).encode(), hashlib.sha256).digest()[:16]
+        return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+    def param(self, game_id: int) -> str:
+        return f"g{game_id}_{self._mac(game_id)}"
+
+    def link(self, game_id: int) -> str:
+        """``https://t.me/<bot>/<app>?startapp=<param>`` (the main Mini App without a name)."""
+        app = f"/{self.short_name}" if self.short_name else ""
+        return f"https://t.me/{self.bot_username}{app}?startapp={self.param(game_id)}"
+
+    def game_of(self, param: str | None) -> int | None:
+        """The game a start parameter names (None: none, or not one of ours)."""
+        if not param or len(param) > 64:
+            return None
+        m = _LINK_RE.fullmatch(param)
+        if m is None:
+            return None
+        game_id = int(m.group(1))
+        if not hmac.compare_digest(self._mac(game_id), m.group(2)):
+            return None
+        return game_id

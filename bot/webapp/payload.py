@@ -143,6 +143,8 @@ def seat_payload(sv: SeatView) -> Json:
         "sheet": [list(r) for r in p.rows],
         "sheet_text": p.sheet,
         "rule_players": v.rules.players,
+        "spectator": v.seat < 0,  # the public view: a member of the group watching
+        "can_sit": p.free,  # … who may take a free seat from the page
     }
 
 

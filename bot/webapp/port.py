@@ -38,6 +38,7 @@ class SeatPlace:
     summary_deal: int = 0  # that deal's number (its 🔍 analysis)
     rows: tuple[tuple[int, ...], ...] = field(default=())  # the sheet: totals after each deal
     sheet: str = ""  # the score sheet like the paper one (monospace, marks, legend: /score)
+    free: bool = False  # a spectator may take a seat (a computer's, or one its person left)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +50,8 @@ class SeatView:
 
 
 # {"kind": "bid", "value": 105}, {"kind": "play", "card": "QS"}, … (the engine's actions,
-# bot/webapp/payload.py ``action_of``), or {"kind": "hint"}, {"kind": "rematch"}
+# bot/webapp/payload.py ``action_of``), or {"kind": "hint"}, {"kind": "rematch"},
+# {"kind": "sit"}
 Intent = dict[str, object]
 Changed = Callable[[int, int], None]  # (game id, version): game G changed to version V
 
@@ -58,10 +60,16 @@ class TablePort(Protocol):
     async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
         """What the person's seat at ``game_id`` may know now, or why not."""
 
+    async def watch_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+        """The public view (``bot/engine/views.py`` ``public_view``) of a group's table for
+        a member of that group who is not seated; refused for anybody else."""
+
     async def act(self, game_id: int, user: WebUser, intent: Intent,
                   version: int) -> Refusal | str | None:
         """The intent, through the same path and checks as a button press: None done, a
-        ``str`` done with an answer to show (a hint), a ``Refusal`` refused."""
+        ``str`` done with an answer to show (a hint), a ``Refusal`` refused.
+        ``{"kind": "sit"}``: a latecomer takes a free seat (the lobby's join, the table's
+        🪑), with the same checks as those buttons."""
 
     def lang_for(self, user_id: int, language_code: str | None) -> str:
         """The person's language (their choice in the bot, else Telegram's code)."""

@@ -2,14 +2,21 @@
 
     GET  /                 the page (static/index.html); /static/* its files
     GET  /api/texts?lang=L the page's texts (before a session: opened outside Telegram)
-    POST /api/session      {"init": initData} -> {"token", "lang", "texts", "games"}
+    POST /api/session      {"init": initData} -> {"token", "lang", "texts", "games",
+                           "game"}: ``game`` is the table the signed ``start_param`` names
+                           (a group's link, ``TableLinks``), or null
     GET  /api/view?game=G  the seat's whole view (Authorization: Bearer <token>)
     GET  /api/games        the person's games now, newest first (after a rematch)
     POST /api/act          {"game", "version", "intent"} -> {"ok": true} or a refusal
     GET  /ws               WebSocket: first {"type": "hello", "token", "game"}; then the
                            server pushes {"type": "view", "view"} after every change and the
                            page sends {"type": "act", "id", "version", "intent"} or
-                           {"type": "sync"}
+                           {"type": "sync"}; a spectator's page (a member of the table's
+                           group, not seated) gets the public view, and {"type":
+                           "watchers", "n"} when their number changes
+
+Nothing is kept per page that a new socket does not rebuild: a page is its person, its game
+and its socket; its first message says who it is and which game, and gets the whole view.
 
 Every refusal is JSON ``{"ok": false, "code", "text"}`` (``text`` from the catalogs, in the
 person's language) and is counted in ``thousand_webapp_refusals_total{code}``.  Each page
@@ -34,7 +41,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from bot.i18n import DEFAULT_LANG, lang_of, t
-from bot.webapp.auth import AuthError, SessionKey, WebUser, check_init_data
+from bot.webapp.auth import AuthError, SessionKey, TableLinks, WebUser, check_init_data
 from bot.webapp.payload import page_texts, seat_payload
 from bot.webapp.port import Refusal, SeatView, TablePort
 
@@ -118,6 +125,7 @@ class Page:
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE))
     bucket: Bucket | None = None
     sent: int = -1  # the version of the last view queued
+    spectator: bool = False  # not seated: a member of the group watching (public view)
     closed: bool = False
     stamps: dict[int, float] = field(default_factory=dict)  # version -> when stored
 
@@ -125,8 +133,10 @@ class Page:
 class WebAppServer:
     def __init__(self, port: TablePort, token: str, *, host: str, listen_port: int,
                  metrics: WebMetrics | None = None, poll: float = 0.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 links: TableLinks | None = None) -> None:
         self.port = port
+        self.links = links
         self.token = token
         self.keys = SessionKey.for_token(token)
         self.host, self.listen_port = host, listen_port
@@ -244,9 +254,13 @@ class WebAppServer:
         user = checked.user
         lang = self.port.lang_for(user.id, user.language_code)
         token = self.keys.make(user.id, lang, self.clock())
+        # the table a group's link names: only from the SIGNED start_param
+        game = self.links.game_of(checked.start_param) if self.links is not None else None
+        if checked.start_param and game is None:
+            return self.refuse("bad_link", lang, status=403)
         return web.json_response({"ok": True, "token": token, "lang": lang,
                                   "texts": page_texts(lang), "games": self.port.games_of(user.id),
-                                  "start": checked.start_param})
+                                  "game": game})
 
     @staticmethod
     def _game(value: object) -> int | None:
@@ -264,10 +278,10 @@ class WebAppServer:
         game = self._game(request.query.get("game"))
         if game is None:
             return self.refuse("malformed", lang)
-        got = await self.port.seat_view(game, uid)
+        got, _ = await self._look(game, uid)
         if isinstance(got, Refusal):
             return self.refuse(got.code, lang, got.text, status=403)
-        return web.json_response({"ok": True, "view": seat_payload(got)})
+        return web.json_response({"ok": True, "view": self._payload(got)})
 
     async def _games(self, request: web.Request) -> web.Response:
         """The person's games now, newest first (the page follows a rematch to its game)."""
@@ -318,6 +332,8 @@ class WebAppServer:
             return ws
         self.pages.setdefault(page.game, set()).add(page)
         writer = asyncio.get_running_loop().create_task(self._write(page))
+        if page.spectator:
+            self._watchers_changed(page.game)
         try:
             await self._sync(page)
             async for msg in ws:
@@ -356,13 +372,37 @@ class WebAppServer:
         if game is None:
             await self._send_refusal(ws, "malformed", lang)
             return None
-        got = await self.port.seat_view(game, uid)
+        got, spectator = await self._look(game, uid)
         if isinstance(got, Refusal):
             self.metrics.refused(got.code)
             with contextlib.suppress(Exception):
                 await ws.send_json({"type": "refused", "code": got.code, "text": got.text})
             return None
-        return Page(WebUser(uid, ""), lang, game, ws, bucket=Bucket(time.monotonic))
+        return Page(WebUser(uid, ""), lang, game, ws, bucket=Bucket(time.monotonic),
+                    spectator=spectator)
+
+    async def _look(self, game: int, uid: int) -> tuple[SeatView | Refusal, bool]:
+        """The person's seat view, or else (not seated) the public view for a member of
+        the table's group; and whether it is the public one."""
+        got = await self.port.seat_view(game, uid)
+        if isinstance(got, Refusal) and got.code == "not_seated":
+            return await self.port.watch_view(game, uid), True
+        return got, False
+
+    def watchers(self, game: int) -> int:
+        """The people watching ``game`` on pages of this process (not seated)."""
+        return len({p.user.id for p in self.pages.get(game, ()) if p.spectator})
+
+    def _payload(self, got: SeatView, game: int = 0) -> dict[str, Any]:
+        out = seat_payload(got)
+        out["watchers"] = self.watchers(game) if game else 0
+        return out
+
+    def _watchers_changed(self, game: int) -> None:
+        text = json.dumps({"type": "watchers", "n": self.watchers(game)})
+        for p in list(self.pages.get(game, ())):
+            if p.sent >= 0:
+                self._queue(p, text)
 
     async def _send_refusal(self, ws: web.WebSocketResponse, code: str, lang: str) -> None:
         self.metrics.refused(code)
@@ -395,8 +435,20 @@ class WebAppServer:
                                           "id": None}))
             return
         ask = {"game": page.game, "version": data.get("version"), "intent": data.get("intent")}
-        result = await self._do(page.user, page.lang, ask, page.bucket)
+        intent = ask["intent"]
+        sit = isinstance(intent, dict) and intent.get("kind") == "sit"
         rid = data.get("id")
+        if page.spectator and not sit:  # a spectator watches: its actions change nothing
+            self.metrics.refused("spectator")
+            self._queue(page, json.dumps({"type": "result", "ok": False, "code": "spectator",
+                                          "text": t(page.lang, "webapp.err.spectator"),
+                                          "id": rid if isinstance(rid, int) else None},
+                                         ensure_ascii=False))
+            return
+        result = await self._do(page.user, page.lang, ask, page.bucket)
+        if sit and result["ok"]:  # seated now (or the keepers asked): the whole view again
+            page.sent = -1
+            await self._sync(page)
         result.update(type="result", id=rid if isinstance(rid, int) else None)
         self._queue(page, json.dumps(result, ensure_ascii=False))
         # (a refused action changed nothing; the newest view is on its way already, and a
@@ -415,16 +467,21 @@ class WebAppServer:
 
     async def _sync(self, page: Page, stamp: float | None = None) -> None:
         """The page's whole view, queued unless it has this version already."""
-        got = await self.port.seat_view(page.game, page.user.id)
+        got, spectator = await self._look(page.game, page.user.id)
         if isinstance(got, Refusal) or page.closed:
             return
+        if spectator != page.spectator:  # seated from the page (or the seat was lost)
+            page.spectator = spectator
+            page.sent = -1
+            self._watchers_changed(page.game)
         self._push(page, got, stamp)
 
     def _push(self, page: Page, got: SeatView, stamp: float | None) -> None:
         version = got.view.version
         if version <= page.sent:
             return
-        text = json.dumps({"type": "view", "view": seat_payload(got)}, ensure_ascii=False)
+        text = json.dumps({"type": "view", "view": self._payload(got, page.game)},
+                          ensure_ascii=False)
         if self._queue(page, text):
             page.sent = version
             if stamp is not None and self.measure:
@@ -456,6 +513,8 @@ class WebAppServer:
             pages.discard(page)
             if not pages:
                 del self.pages[page.game]
+        if page.spectator and page.game in self.pages:
+            self._watchers_changed(page.game)
         if why:
             log.info("a Mini App page of game %s dropped (%s)", page.game, why)
         with contextlib.suppress(Exception):

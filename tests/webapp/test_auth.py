@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 from urllib.parse import parse_qsl, urlencode
 
 import pytest
@@ -102,3 +103,22 @@ def test_session_tokens() -> None:
             keys.read(bad, NOW)
     with pytest.raises(AuthError):  # expired
         keys.read(token, NOW + 601)
+
+
+def test_a_tables_link_names_that_table_only() -> None:
+    from bot.webapp.auth import TableLinks
+
+    links = TableLinks.for_token(TOKEN, "thousand_bot", "table")
+    param = links.param(42)
+    assert re.fullmatch(r"[A-Za-z0-9_-]{1,512}", param) and len(param) <= 42
+    assert links.link(42) == f"https://t.me/thousand_bot/table?startapp={param}"
+    assert TableLinks.for_token(TOKEN, "thousand_bot").link(42) == \
+        f"https://t.me/thousand_bot?startapp={param}"
+    assert links.game_of(param) == 42
+    assert links.param(43) != param and links.game_of(links.param(43)) == 43
+    # another game's number with this MAC, another bot's key, garbage: nothing
+    assert links.game_of(param.replace("g42_", "g43_")) is None
+    assert TableLinks.for_token(OTHER, "thousand_bot").game_of(param) is None
+    for bad in (None, "", "g42", "42", "g42_" + "A" * 22, param + "x", "g0_" + param[4:],
+                "g42_" + param[4:-1] + "/", "x" * 600):
+        assert links.game_of(bad) is None, bad

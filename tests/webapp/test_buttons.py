@@ -91,3 +91,51 @@ async def test_the_solo_setup_opens_the_page_which_waits_for_play(
         await server.wait_for(lambda: service(app).sessions[c.game_id].state is not None)
         second = await hello()
         assert second["type"] == "view"
+
+
+async def test_a_group_table_and_its_lobby_link_to_the_page(server: FakeTelegramServer,
+                                                            db: Path) -> None:
+    """A URL button (Telegram allows no ``web_app`` button in a group): the bot's Mini App
+    named by WEBAPP_SHORT_NAME with the table's start parameter."""
+    from bot.webapp.auth import TableLinks
+    from tests.bot.helpers import open_table
+
+    anna = server.add_user(1001, "Анна")
+    boris = server.add_user(1002, "Борис")
+    group = -100781
+    server.add_group(group, "Клуб", members=[anna, boris])
+    async with webapp_running(server, db, webapp_short_name="table") as app:
+        await start_private(server, anna, boris)
+        gid, lobby = await open_table(server, app, group, anna, [boris], computers=1,
+                                      start=False)
+        links = TableLinks.for_token(server.token, server.bot_user["username"], "table")
+        want = ("🃏 Открыть стол", links.link(gid))
+        assert want[1].startswith(f"https://t.me/{server.bot_user['username']}/table?startapp=g")
+        assert [(b.text, b.url) for b in lobby.all_buttons if b.url] == [want]
+        assert await click_and_wait(server, anna, lobby, "Начать") is None
+        await server.wait_for(lambda: service(app).sessions[gid].state is not None)
+        await idle(app)
+        table = server.chat(group).last_bot_message()
+        assert table is not None
+        assert [(b.text, b.url) for b in table.all_buttons if b.url] == [want]
+        assert not any("web_app" in b.raw for m in server.chat(group).bot_messages()
+                       for b in m.all_buttons)
+    server.assert_clean()
+
+
+async def test_without_webapp_url_a_group_table_has_no_link(server: FakeTelegramServer,
+                                                            db: Path) -> None:
+    from tests.bot.helpers import open_table
+
+    anna = server.add_user(1001, "Анна")
+    boris = server.add_user(1002, "Борис")
+    group = -100782
+    server.add_group(group, "Клуб", members=[anna, boris])
+    async with webapp_running(server, db, webapp_url="") as app:
+        await start_private(server, anna, boris)
+        gid, _ = await open_table(server, app, group, anna, [boris], computers=1)
+        await server.wait_for(lambda: service(app).sessions[gid].state is not None)
+        await idle(app)
+        assert not any(b.url and "startapp" in b.url
+                       for m in server.chat(group).bot_messages() for b in m.all_buttons)
+    server.assert_clean()

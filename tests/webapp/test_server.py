@@ -288,6 +288,9 @@ async def test_several_processes_a_move_stored_elsewhere_reaches_the_page() -> N
             place = SeatPlace(9, ("А", "Б", "В"), (False, True, True), True, True, None)
             return SeatView(replace(base, version=state["version"]), place, "ru")
 
+        async def watch_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+            return Refusal("not_member", "—")
+
         async def act(self, game_id: int, user: WebUser, intent: dict[str, object],
                       version: int) -> Refusal | str | None:
             return None
@@ -306,3 +309,111 @@ async def test_several_processes_a_move_stored_elsewhere_reaches_the_page() -> N
             await ws.close()
     finally:
         await srv.stop()
+
+
+async def test_membership_is_asked_of_telegram_and_trusted_a_minute(
+        server: FakeTelegramServer, db: Path) -> None:
+    """A member who leaves the group may still watch for at most a minute (the cache);
+    then getChatMember says "left" and the page is refused."""
+    from bot.webapp.adapter import MEMBER_TTL, ServicePort
+    from bot.webapp.port import Refusal, SeatView
+    from tests.bot.helpers import open_table, start_private
+
+    anna = server.add_user(1001, "Анна")
+    boris = server.add_user(1002, "Борис")
+    gleb = server.add_user(1004, "Глеб")
+    group = -100783
+    chat = server.add_group(group, "Клуб", members=[anna, boris, gleb])
+    async with webapp_running(server, db) as app:
+        await start_private(server, anna, boris, gleb)
+        gid, _ = await open_table(server, app, group, anna, [boris], computers=1)
+        s = service(app).sessions[gid]
+        await server.wait_for(lambda: s.state is not None)
+        assert app.webapp is not None
+        port = app.webapp.port
+        assert isinstance(port, ServicePort)
+        now = [1000.0]
+        port.clock = lambda: now[0]
+
+        def asked() -> int:
+            return sum(1 for r in server.calls("getChatMember")
+                       if r.params.get("user_id") == gleb.id)
+
+        before = asked()
+        got = await port.watch_view(gid, gleb.id)
+        assert isinstance(got, SeatView) and got.view.seat == -1 and got.view.hand == ()
+        assert await port.watch_view(gid, gleb.id) == got  # (asked once: cached)
+        assert asked() == before + 1
+        chat.member_ids.remove(gleb.id)  # Gleb leaves the group
+        now[0] += MEMBER_TTL - 1
+        assert isinstance(await port.watch_view(gid, gleb.id), SeatView)
+        assert asked() == before + 1
+        now[0] += 2
+        refused = await port.watch_view(gid, gleb.id)
+        assert refused == Refusal("not_member", "Стол этой группы видят только её участники.")
+        # a seated person gets the seat, never the public view
+        seat = await port.seat_view(gid, anna.id)
+        assert isinstance(seat, SeatView) and seat.view.seat == s.seat_of(anna.id)
+
+
+async def test_a_spectator_takes_a_computers_seat_from_the_page(
+        server: FakeTelegramServer, db: Path) -> None:
+    """The table's 🪑 from a spectator's socket: a keeper (an admin of the group) sits down
+    at once and the page turns into the seat's; anybody else asks the keepers (the request
+    line in the group) and stays a spectator."""
+    from tests.bot.helpers import open_table, start_private
+
+    anna = server.add_user(1001, "Анна")
+    boris = server.add_user(1002, "Борис")
+    gleb = server.add_user(1004, "Глеб")
+    olga = server.add_user(1007, "Ольга")
+    group = -100784
+    server.add_group(group, "Клуб", members=[anna, boris, gleb], admins=[olga])
+    async with webapp_running(server, db) as app, aiohttp.ClientSession() as http:
+        await start_private(server, anna, boris, gleb, olga)
+        gid, _ = await open_table(server, app, group, anna, [boris], computers=1)
+        s = service(app).sessions[gid]
+        await server.wait_for(lambda: s.state is not None)
+        computer = next(i for i, x in enumerate(s.seats) if x.computer)
+        assert app.webapp is not None
+
+        async def watching(person: FakeUser) -> tuple[Any, dict[str, Any]]:
+            token = (await session_token(http, app, server, person))["token"]
+            ws = await http.ws_connect(base_url(app) + "/ws")
+            await ws.send_json({"type": "hello", "token": token, "game": gid})
+            first = await ws.receive_json(timeout=5)
+            assert first["type"] == "view" and first["view"]["spectator"], first
+            assert first["view"]["can_sit"]
+            return ws, first
+
+        seen: list[dict[str, Any]] = []
+
+        async def result(ws: Any) -> dict[str, Any]:
+            while True:
+                msg = await ws.receive_json(timeout=5)
+                seen.append(msg)
+                if msg["type"] == "result":
+                    got: dict[str, Any] = msg
+                    return got
+
+        # Gleb (no keeper): the keepers are asked; he still watches
+        ws, first = await watching(gleb)
+        await ws.send_json({"type": "act", "id": 1, "version": first["view"]["version"],
+                            "intent": {"kind": "sit"}})
+        got = await result(ws)
+        assert got["ok"] and got["text"] == t("ru", "keepers.asked")
+        assert s.seat_of(gleb.id) < 0 and s.seats[computer].computer
+        await server.wait_for(lambda: any("Глеб" in txt(m) and m.all_buttons
+                                          for m in server.chat(group).bot_messages()))
+        await ws.close()
+        # Olga (an admin of the group: a keeper) sits down at once: her page shows her seat
+        ws, first = await watching(olga)
+        await ws.send_json({"type": "act", "id": 1, "version": first["view"]["version"],
+                            "intent": {"kind": "sit"}})
+        got = await result(ws)
+        assert got == {"type": "result", "ok": True, "id": 1}
+        assert s.seat_of(olga.id) == computer
+        # (the whole view again, now of her seat: sent with the answer)
+        views = [m["view"] for m in seen if m["type"] == "view" and not m["view"]["spectator"]]
+        assert views and views[-1]["seat"] == computer and len(views[-1]["hand"]) > 0
+        await ws.close()

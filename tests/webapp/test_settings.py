@@ -28,3 +28,12 @@ def test_webapp_settings() -> None:
     # without WEBAPP_URL the port is not used: no clash to report
     assert load_settings(telegram_bot_token=TOKEN, webapp_port=9090, metrics_port=9090,
                          _env_file=None).webapp_port == 9090
+
+
+def test_webapp_short_name() -> None:
+    assert load_settings(telegram_bot_token=TOKEN, _env_file=None).webapp_short_name == ""
+    s = load_settings(telegram_bot_token=TOKEN, webapp_short_name=" table ", _env_file=None)
+    assert s.webapp_short_name == "table"
+    for bad in ("ab", "a b c", "table/x", "x" * 31, "стол"):
+        with pytest.raises(ConfigError, match="WEBAPP_SHORT_NAME"):
+            load_settings(telegram_bot_token=TOKEN, webapp_short_name=bad, _env_file=None)

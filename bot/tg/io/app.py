@@ -35,6 +35,7 @@ from bot.tg.io.thinking import Thinker
 from bot.tg.rooms.service import GameService
 from bot.tg.view.callbacks import decode
 from bot.webapp.adapter import ServicePort
+from bot.webapp.auth import TableLinks
 from bot.webapp.server import WebAppServer, WebMetrics, register_metrics
 from storage import Backend, open_storage
 
@@ -192,9 +193,11 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
         metrics = WebMetrics()
         if self.ops is not None:
             register_metrics(metrics, self.ops.registry)
+        links = TableLinks.for_token(s.token, self.bot.username, s.webapp_short_name)
+        service.config.table_link = links.link  # a group's table and lobby link to the page
         server = WebAppServer(ServicePort(service), s.token, host=s.webapp_listen,
                               listen_port=s.webapp_port, metrics=metrics,
-                              poll=1.0 if service.coord.shared else 0.0)
+                              poll=1.0 if service.coord.shared else 0.0, links=links)
         try:
             await server.start()
         except OSError as e:

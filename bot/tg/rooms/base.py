@@ -68,6 +68,9 @@ class Config:
     clock: Callable[[], float] = time.time
     bot_username: str = "bot"
     webapp_url: str = ""  # WEBAPP_URL: the Mini App (empty: none, nothing of it shown)
+    # the link that opens a group's table as a page (bot/webapp/auth.py TableLinks; set
+    # at start-up with WEBAPP_URL): t.me/<bot>/<app>?startapp=<token>; "" none
+    table_link: Callable[[int], str] = field(default=lambda game_id: "")
     idle_evict_after: float = IDLE_EVICT_AFTER  # 0: sessions never leave memory
 
     @property

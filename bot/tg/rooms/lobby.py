@@ -69,7 +69,8 @@ class LobbyRoom:
     def lobby_info(self, s: Session) -> R.LobbyInfo:
         return R.LobbyInfo(s.game_id, s.lobby_rev, s.rules, s.labels(), s.level, s.note, s.page,
                            s.forced, bool(s.ids.get("hints", False)), s.pace,
-                           webapp=self.config.webapp_url if s.solo else "")
+                           webapp=self.config.webapp_url if s.solo else "",
+                           link="" if s.solo else self.config.table_link(s.game_id))
 
     def show_lobby(self, s: Session) -> None:
         info = self.lobby_info(s)

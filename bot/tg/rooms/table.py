@@ -344,7 +344,8 @@ class TableRoom:
                            hints_allowed(s), s.pace,
                            s.since if s.pace == UNHURRIED and s.since else None,
                            now=self.config.clock(), keepers=keepers,
-                           webapp=self.config.webapp_url)
+                           webapp=self.config.webapp_url,
+                           link="" if s.solo else self.config.table_link(s.game_id))
 
     def _replies_follow(self, s: Session, st: GameState) -> bool:
         """Within a press's merge window, is the next move made at once (a computer seat or

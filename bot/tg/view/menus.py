@@ -51,6 +51,7 @@ class LobbyInfo:
     hints: bool = False  # 💡 on the hand messages (a table setting, off by default)
     pace: str = "normal"  # quick, normal or unhurried (a table setting)
     webapp: str = ""  # the Mini App's URL (WEBAPP_URL): a 🃏 button in the solo setup
+    link: str = ""  # a group's lobby: the link that opens the table as a page (startapp)
 
 
 def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
@@ -97,6 +98,8 @@ def render_lobby(lang: str, info: LobbyInfo) -> Rendered:
     ))
     rows.append((Button(t(lang, "btn.start"), cb.encode(g, v, cb.START)),
                  Button(t(lang, "btn.cancel"), cb.encode(g, v, cb.CANCEL))))
+    if info.link:  # the table as a page: sit down there, or watch (bot/webapp/)
+        rows.append((Button(t(lang, "btn.webapp_table"), url=info.link),))
     return Rendered(fit("\n".join(lines)), tuple(rows))
 
 

@@ -46,6 +46,7 @@ class TableInfo:
     now: float = 0.0  # (with ``since``) the time it is shown at: "ждём 2 ч"
     keepers: K.KeepersInfo | None = None  # the keepers' controls of a group table (keepers.py)
     webapp: str = ""  # the Mini App's URL (WEBAPP_URL): a 🃏 button on the hand message
+    link: str = ""  # a group table: the link that opens it as a page (t.me/…?startapp=…)
 
 
 def _header(lang: str, v: TableView, seats: Sequence[SeatLabel]) -> list[str]:
@@ -229,4 +230,6 @@ def render_table(lang: str, pv: TableView, info: TableInfo) -> Rendered:
     base = (Button(t(lang, "btn.my_cards"), cb.encode(g, 0, cb.HAND)),
             Button(t(lang, "btn.score"), cb.encode(g, 0, cb.SCORE)))
     rows = K.table_keyboard(lang, g, info.seats, info.keepers, base)
+    if info.link:  # the table as a page (the keepers' menu is a message of its own)
+        rows = (*rows, (Button(t(lang, "btn.webapp_table"), url=info.link),))
     return Rendered(fit("\n".join(lines)), rows)

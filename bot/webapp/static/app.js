@@ -11,7 +11,10 @@
   var lifted = null; // the card code lifted by a first tap
   var choice = null; // a lifted card that may declare a marriage: {card, declare, play}
   var nextId = 1;
-  var retry = 500;
+  var RETRY_FIRST = 500, RETRY_MAX = 10000;
+  var retry = RETRY_FIRST; // the next reconnect's delay: doubling, with jitter
+  var retryTimer = null;
+  var lost = false; // the socket dropped: the banner says so until a view comes
   var shownSummary = 0; // the number of sheet rows whose summary was shown
   var clockTimer = null;
   var $ = function (id) { return document.getElementById(id); };
@@ -48,10 +51,23 @@
     toast.timer = setTimeout(function () { t.hidden = true; }, ms || 2600);
   }
 
-  function message(text) {
+  function message(text, sit) {
     var m = $("message");
     m.textContent = text;
     m.hidden = !text;
+    if (text && sit) { // a lobby with a free seat: sit down from here
+      var b = el("button", "sit", fmt("sit"));
+      b.type = "button";
+      b.onclick = function () { sitDown(); };
+      m.appendChild(b);
+    }
+  }
+
+  function banner(on) {
+    lost = on;
+    $("banner").textContent = on ? fmt("reconnecting") : "";
+    $("banner").hidden = !on;
+    document.body.classList.toggle("lost", on); // (the table moves down under it)
   }
 
   function api(path, body) {
@@ -71,7 +87,8 @@
       if (tg.expand) tg.expand();
       if (tg.disableVerticalSwipes) tg.disableVerticalSwipes();
       if (tg.onEvent) {
-        tg.onEvent("activated", function () { send({ type: "sync" }); });
+        // back in the foreground: the whole view again (a dead socket: reconnect now)
+        tg.onEvent("activated", function () { if (!send({ type: "sync" })) reconnectNow(); });
         tg.onEvent("themeChanged", function () { if (V) render(); });
       }
       if (tg.BackButton && tg.BackButton.onClick) tg.BackButton.onClick(closeOverlays);
@@ -98,7 +115,8 @@
       $("summary-close").textContent = fmt("close");
       $("summary-analyse").textContent = fmt("analyse");
       $("four-label").textContent = fmt("four_colours");
-      var wanted = Number(params.get("game") || 0) || Number(r.start || 0) || (r.games || [])[0];
+      // a group's link: the table the SIGNED start_param names (the server read it)
+      var wanted = r.game || Number(params.get("game") || 0) || (r.games || [])[0];
       if (!wanted) { message(fmt("no_game")); return; }
       game = wanted;
       message(fmt("connecting"));
@@ -139,6 +157,7 @@
   // ------------------------------------------------------------------ the socket
 
   function connect() {
+    retryTimer = null;
     var url = new URL("ws", location.href);
     url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
     ws = new WebSocket(url.href);
@@ -148,7 +167,8 @@
     ws.onmessage = function (e) {
       var msg = JSON.parse(e.data);
       if (msg.type === "view") {
-        retry = 500;
+        retry = RETRY_FIRST;
+        if (lost) { banner(false); toast(fmt("reconnected"), 1500); }
         message("");
         var before = V;
         V = msg.view;
@@ -159,18 +179,40 @@
         if (!msg.ok) { haptic("note", "error"); toast(msg.text); }
         else if (msg.text) { toast(msg.text, 6000); }
         if (msg.ok && intent && intent.kind === "rematch") followRematch(10);
+      } else if (msg.type === "watchers") {
+        if (V) { V.watchers = msg.n; drawWatchers(); }
       } else if (msg.type === "refused") {
         ws.onclose = null;
-        message(msg.text);
-        if (msg.code === "not_started") setTimeout(connect, 2000); // until "Play" is pressed
+        banner(false);
+        message(msg.text, msg.code === "lobby");
+        // until "Play" is pressed, or the lobby fills up
+        if (msg.code === "not_started" || msg.code === "lobby") retryTimer = setTimeout(connect, 2000);
       }
     };
     ws.onclose = function () {
       ws = null;
-      if (V) toast(fmt("err.offline"));
-      setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 8000);
+      banner(true);
+      // 0.5 s doubling to 10 s, each with up to a quarter more or less (no herd after a restart)
+      var delay = retry * (0.75 + Math.random() * 0.5);
+      retry = Math.min(retry * 2, RETRY_MAX);
+      retryTimer = setTimeout(connect, delay);
     };
+  }
+
+  function reconnectNow() {
+    if (ws || !retryTimer || !token) return;
+    clearTimeout(retryTimer);
+    connect();
+  }
+
+  function sitDown() {
+    // a latecomer takes a free seat: the lobby's "join" or the table's 🪑, through the bot
+    if (ws && V) { act({ kind: "sit" }); return; }
+    api("api/act", { game: game, version: 0, intent: { kind: "sit" } }).then(function (r) {
+      if (!r.ok) { haptic("note", "error"); toast(r.text); return; }
+      if (r.text) toast(r.text, 4000);
+      if (retryTimer) { clearTimeout(retryTimer); connect(); }
+    });
   }
 
   function send(msg) {
@@ -220,6 +262,7 @@
     if (V.sheet.length > shownSummary && V.summary) {
       if (shownSummary > 0 || (before && before.sheet.length < V.sheet.length)) {
         $("summary-body").textContent = V.summary;
+        $("summary-analyse").hidden = !!V.spectator; // (🔍 shows every hand: the seated only)
         showOverlay("summary");
       }
       shownSummary = V.sheet.length;
@@ -229,18 +272,20 @@
 
   // ------------------------------------------------------------------ drawing
 
-  function rel(seat) { return (seat - V.seat + V.n) % V.n; }
+  // the seat at the bottom: mine, or for a spectator the first seat (its hand face down)
+  function me() { return V.seat >= 0 ? V.seat : 0; }
 
   function place(seat) {
     // me at the bottom; the others clockwise from my left: left, (top), right; at a table
     // of four the dealer who sits the deal out is at the top
-    if (seat === V.seat) return "bottom";
+    var bottom = me();
+    if (seat === bottom) return "bottom";
     if (V.n === 2) return "top";
     var out = V.n === 4 && V.active.length === 3 && V.active.indexOf(seat) < 0;
     if (out) return "top";
     var order = [];
     for (var r = 1; r < V.n; r++) {
-      var s = (V.seat + r) % V.n;
+      var s = (bottom + r) % V.n;
       if (!(V.n === 4 && V.active.length === 3 && V.active.indexOf(s) < 0)) order.push(s);
     }
     var i = order.indexOf(seat);
@@ -272,19 +317,26 @@
     // the seats around the table
     ["left", "top", "right"].forEach(function (p) { $("seat-" + p).hidden = true; });
     for (var s = 0; s < v.n; s++) {
-      if (s === v.seat) continue;
+      if (s === me()) continue;
       drawSeat(s, $("seat-" + place(s)));
     }
     drawMiddle();
     drawStatus();
     drawPanel();
     drawHand();
-    var me = v.seats[v.seat];
+    var mine = v.seats[me()];
     $("me").textContent = "";
-    $("me").appendChild(el("span", "", me.name));
-    $("me").appendChild(el("span", "total", num(me.total) + (me.barrel ? " \uD83D\uDEE2" : "")));
-    if (v.dealer === v.seat && v.number) $("me").appendChild(el("span", "dealer", fmt("dealer")));
+    $("me").appendChild(el("span", "", (mine.computer ? "\uD83E\uDD16 " : "") + mine.name));
+    $("me").appendChild(el("span", "total", num(mine.total) + (mine.barrel ? " \uD83D\uDEE2" : "")));
+    if (v.dealer === me() && v.number) $("me").appendChild(el("span", "dealer", fmt("dealer")));
     $("hint-btn").hidden = !(v.hints && v.legal.length && !v.over);
+    drawWatchers();
+  }
+
+  function drawWatchers() {
+    var n = V.watchers || 0;
+    $("watchers").textContent = n ? fmt("watchers", { n: n }) : "";
+    $("watchers").hidden = !n;
   }
 
   function drawSeat(s, box) {
@@ -362,10 +414,12 @@
 
   function drawStatus() {
     var v = V;
-    var mine = v.to_act === v.seat && !v.over;
+    var mine = v.to_act === v.seat && v.seat >= 0 && !v.over;
     $("status").classList.toggle("mine", mine);
-    $("turn").textContent = v.over ? "" : mine ? fmt("turn_you")
+    var turn = v.over ? "" : mine ? fmt("turn_you")
       : v.to_act >= 0 ? fmt("turn_of", { name: name(v.to_act) }) : "";
+    if (v.spectator) turn = fmt("spectator") + (turn ? " · " + turn : "");
+    $("turn").textContent = turn;
     clearInterval(clockTimer);
     var tick = function () {
       if (!V.deadline || V.over) { $("clock").textContent = ""; return; }
@@ -405,6 +459,15 @@
     var v = V, p = $("panel"), k = kinds();
     p.textContent = "";
     var prompt = function (text) { p.appendChild(el("div", "prompt", text)); };
+    if (v.spectator) { // watching: nothing to do but take a free seat where there is one
+      if (v.can_sit) {
+        var sb0 = el("button", "", fmt("sit"));
+        sb0.type = "button";
+        sb0.onclick = function () { haptic("impact", "light"); sitDown(); };
+        p.appendChild(sb0);
+      }
+      return;
+    }
     if (v.over) {
       p.appendChild(button(fmt("rematch"), { kind: "rematch" }));
       var sb = el("button", "alt", fmt("sheet"));
@@ -464,8 +527,25 @@
   function drawHand() {
     var v = V, box = $("hand");
     box.textContent = "";
-    var n = v.hand.length;
+    var backs = v.seat < 0; // a spectator: the bottom seat's cards face down
+    box.classList.toggle("backs-only", backs);
+    var n = backs ? v.seats[me()].cards : v.hand.length;
     if (!n) return;
+    if (backs) {
+      var w0 = box.clientWidth || 360;
+      var cw0 = Math.min(72, Math.max(52, w0 / 5.6));
+      document.documentElement.style.setProperty("--card-w", cw0 + "px");
+      var st0 = n > 1 ? Math.min(cw0 * 0.5, (w0 - cw0) / (n - 1)) : 0;
+      var l0 = (w0 - (cw0 + st0 * (n - 1))) / 2;
+      for (var j = 0; j < n; j++) {
+        var b = el("div", "card back");
+        b.innerHTML = Cards.back();
+        b.style.left = (l0 + j * st0) + "px";
+        b.style.zIndex = String(j + 1);
+        box.appendChild(b);
+      }
+      return;
+    }
     var width = box.clientWidth || 360;
     var cw = Math.min(72, Math.max(52, width / 5.6));
     document.documentElement.style.setProperty("--card-w", cw + "px");
