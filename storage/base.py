@@ -175,6 +175,7 @@ class Backend(Protocol):
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int: ...
 
     async def append_actions(
@@ -188,6 +189,7 @@ class Backend(Protocol):
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int: ...
 
     async def actions(self, game_id: int, *, after: int = 0) -> list[str]: ...

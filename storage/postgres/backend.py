@@ -228,10 +228,11 @@ class PostgresStorage:
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int:
         return await self._games.append_action(
             game_id, expected_version, action, snapshot, deadline=deadline, sheet_rows=sheet_rows,
-            outcome=outcome, human=human,
+            outcome=outcome, human=human, message_ids=message_ids,
         )
 
     async def append_actions(
@@ -245,10 +246,11 @@ class PostgresStorage:
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int:
         return await self._games.append_actions(
             game_id, expected_version, actions, snapshot, deadline=deadline,
-            sheet_rows=sheet_rows, outcome=outcome, human=human,
+            sheet_rows=sheet_rows, outcome=outcome, human=human, message_ids=message_ids,
         )
 
     async def actions(self, game_id: int, *, after: int = 0) -> list[str]:

@@ -199,11 +199,12 @@ class Games:
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int:
         """One statement (one round trip, its own transaction): see ``_APPEND_SQL``."""
         return await self.append_actions(
             game_id, expected_version, (action,), snapshot, deadline=deadline,
-            sheet_rows=sheet_rows, outcome=outcome, human=human)
+            sheet_rows=sheet_rows, outcome=outcome, human=human, message_ids=message_ids)
 
     async def append_actions(
         self,
@@ -216,10 +217,12 @@ class Games:
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int:
         """Moves that follow each other in ONE transaction (see the SQLite backend): one
         ``_APPEND_SQL`` per action, the sheet rows and the outcome with the last; a single
-        action is the statement alone, its own transaction."""
+        action is the statement alone, its own transaction.  ``message_ids``: the game's
+        message ids (``set_message_ids``) stored in the same transaction."""
         check_int64("game_id", game_id)
         check_int64("expected_version", expected_version)
         if not actions:
@@ -233,6 +236,8 @@ class Games:
             sheet[check_int64("deal_no", deal_no)] = check_json("sheet data", data)
         if outcome is not None:
             check_outcome(outcome)
+        if message_ids is not None:
+            check_json("message_ids", message_ids)
         finish = outcome is not None
 
         def args(i: int, action: str, now: float) -> tuple[object, ...]:
@@ -247,7 +252,7 @@ class Games:
                 bool(outcome.stopped) if outcome else None,
             )
 
-        if len(actions) == 1:
+        if len(actions) == 1 and message_ids is None:
             row = await self._pg.fetchrow(_APPEND_SQL, *args(0, actions[0], self._pg.now()))
             if row is not None and row["new_version"] is not None:
                 return int(row["new_version"])
@@ -257,6 +262,9 @@ class Games:
                 row = await conn.fetchrow(_APPEND_SQL, *args(i, action, now))
                 if row is None or row["new_version"] is None:
                     await self._refused(row, game_id, expected_version + i)
+            if message_ids is not None:
+                await conn.execute("UPDATE games SET message_ids = $1 WHERE game_id = $2",
+                                   message_ids, game_id)
         return expected_version + len(actions)
 
     async def _refused(self, row: asyncpg.Record | None, game_id: int,

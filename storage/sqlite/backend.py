@@ -227,10 +227,11 @@ class Storage:
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int:
         return await self._moves.append_action(
             game_id, expected_version, action, snapshot, deadline=deadline, sheet_rows=sheet_rows,
-            outcome=outcome, human=human,
+            outcome=outcome, human=human, message_ids=message_ids,
         )
 
     async def append_actions(
@@ -244,10 +245,11 @@ class Storage:
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int:
         return await self._moves.append_actions(
             game_id, expected_version, actions, snapshot, deadline=deadline,
-            sheet_rows=sheet_rows, outcome=outcome, human=human,
+            sheet_rows=sheet_rows, outcome=outcome, human=human, message_ids=message_ids,
         )
 
     async def actions(self, game_id: int, *, after: int = 0) -> list[str]:

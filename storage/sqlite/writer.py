@@ -24,7 +24,7 @@ class _Move:
     """A move waiting for ``MoveWriter._flush``: ``_append``'s arguments after ``now``."""
 
     args: tuple[int, int, tuple[str, ...], str, float | None, list[tuple[int, str]],
-                Outcome | None, bool]
+                Outcome | None, bool, str | None]
     future: asyncio.Future[int]
     now: float = 0.0
     abandoned: bool = False  # the caller was cancelled (set on the loop, read on the thread)
@@ -50,6 +50,7 @@ class MoveWriter:
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int:
         """Record one accepted action; returns the new version (= its seq).
 
@@ -65,7 +66,7 @@ class MoveWriter:
         """
         return await self.append_actions(
             game_id, expected_version, (action,), snapshot, deadline=deadline,
-            sheet_rows=sheet_rows, outcome=outcome, human=human)
+            sheet_rows=sheet_rows, outcome=outcome, human=human, message_ids=message_ids)
 
     async def append_actions(
         self,
@@ -78,11 +79,14 @@ class MoveWriter:
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int:
         """Moves that follow each other, in ONE transaction: as ``append_action`` for each
         of ``actions`` in turn (seqs ``expected_version + 1`` on), with the snapshot, the
         deadline, the sheet rows and the outcome of the last.  Returns the new version
-        (``expected_version + len(actions)``); all of it is written or nothing."""
+        (``expected_version + len(actions)``); all of it is written or nothing.
+        ``message_ids``: the game's message ids (``set_message_ids``), in the same
+        transaction."""
         if not actions:
             raise ValueError("append_actions: no actions")
         for action in actions:
@@ -95,11 +99,14 @@ class MoveWriter:
         ]
         if outcome is not None:
             check_outcome(outcome)
+        if message_ids is not None:
+            check_json("message_ids", message_ids)
         check_int64("expected_version", expected_version)
         self._db.check_open()
         loop = asyncio.get_running_loop()
         move = _Move(
-            (game_id, expected_version, tuple(actions), snapshot, deadline, rows, outcome, human),
+            (game_id, expected_version, tuple(actions), snapshot, deadline, rows, outcome, human,
+             message_ids),
             loop.create_future(),
         )
         self._moves.append(move)
@@ -263,6 +270,7 @@ def _append(
     rows: list[tuple[int, str]],
     outcome: Outcome | None,
     human: bool,
+    message_ids: str | None = None,
 ) -> int:
     """``append_actions``'s statements: each action and its version-checked game update
     (one version each), then the sheet rows and the result.  The action goes first because
@@ -301,6 +309,8 @@ def _append(
             _RESULT_SQL,
             (game_id, now, outcome.winner_seat, outcome.totals, int(outcome.stopped)),
         )
+    if message_ids is not None:
+        conn.execute("UPDATE games SET message_ids = ? WHERE game_id = ?", (message_ids, game_id))
     return version
 
 

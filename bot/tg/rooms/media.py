@@ -104,7 +104,8 @@ class MediaRoom:
         return Answer()
 
     def pictures_after_end(self, s: Session, rows: list[dict[str, Any]]) -> None:
-        """The end of a game (``TableHooks.game_over``): its pictures after the final sheet."""
+        """The end of a game (``GameOver``, wired in service.py): its pictures after the final
+        sheet."""
         if self.end_pictures and rows and not self.tasks.closing:
             self._draw(s.chat_id, s.game_id, s.lang, [x.name for x in s.seats], rows,
                        s.thread_id)
