@@ -3,20 +3,25 @@
 * every event of a game reaches each of its listeners (wired in service.py) once, in the
   order they were wired, and only after what it tells of is in storage;
 * an accepted move, or a batch of the computers' replies, is ONE storage write (the message
-  ids that changed meanwhile go with it).
+  ids that changed meanwhile go with it);
+* the owner knows what each of its messages shows: after a SIGKILL and a restart nothing is
+  edited to what it already shows.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import signal
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bot.tg.rooms.events import GameOver, GameStarted, MovesStored, TableEvent
-from tests.bot.helpers import idle, play, running, service, smart, start_private
+from tests.bot.helpers import idle, play, running, service, smart, start_private, txt
+from tests.bot.procs import free_port
+from tests.bot.test_e2e_restart import _bot_process, _moves, changed, stop_process
 from tests.fakeapi import FakeTelegramServer
 
 WRITES = ("create_game", "update_lobby", "start_game", "cancel_lobby", "append_action",
@@ -43,6 +48,7 @@ async def test_each_event_reaches_every_listener_once_in_order_after_it_was_stor
         server: FakeTelegramServer, db: Path) -> None:
     anna = server.add_user(7101, "Анна")
     calls: list[tuple[str, int, int, int, str]] = []  # kind, event, listener, stored, status
+    alive: list[TableEvent] = []
     async with running(server, db) as app:
         svc = service(app)
         storage = svc.storage
@@ -52,6 +58,7 @@ async def test_each_event_reaches_every_listener_once_in_order_after_it_was_stor
                 game = await storage.get_game(e.session.game_id)
                 assert game is not None
                 calls.append((of.__name__, id(e), i, game.version, game.status))
+                alive.append(e)  # (so that no two events share an id())
                 result = listener(e)
                 if inspect.isawaitable(result):
                     await result
@@ -70,6 +77,9 @@ async def test_each_event_reaches_every_listener_once_in_order_after_it_was_stor
         await server.send_text(anna, anna, "/newgame 3")
         gid = await server.wait_for(lambda: svc.by_chat.get(anna.id))
         presses = await play(server, app, gid, {0: anna}, policy=smart, seed=3, timeout=20)
+        # (the probes read storage before each listener: the last ones may still run)
+        await server.wait_for(lambda: [c[0] for c in calls].count("GameOver") >= 3,
+                              what="the end's listeners")
         await idle(app)
         assert presses > 10
         game = await storage.get_game(gid)
@@ -139,3 +149,41 @@ async def test_an_accepted_move_or_a_batch_of_replies_is_one_storage_write(
           f"deals; storage writes {total} ({dict(seen)}) = {total / moves:.2f} per move")
     assert total / moves <= 1.0
 
+
+async def test_no_message_is_edited_to_what_it_shows_after_a_kill(
+        server: FakeTelegramServer, db: Path) -> None:
+    """SIGKILL mid-game and a new process, as an operator runs the bot (metrics and JSON
+    logs on): the restored game shows its messages as they are — no edit to what a message
+    already shows ("message is not modified"), nothing sent twice — and goes on."""
+    vera = server.add_user(7103, "Вера")
+    settings = {"METRICS_PORT": str(free_port()), "LOG_FORMAT": "json"}
+    proc = await _bot_process(server, db, **settings)
+    try:
+        await server.send_text(vera, vera, "/newgame 3")
+        await server.wait_bot_message(vera, predicate=lambda m: "Кон 1" in txt(m), timeout=20)
+        for round_no in range(3):
+            for _ in range(4 + round_no):
+                msg = await server.wait_for(
+                    lambda: next((m for m in reversed(server.chat(vera).bot_messages())
+                                  if _moves(m)), None), 20, what="a button")
+                data = _moves(msg)[0]
+                answer = await server.press(vera, vera, msg.message_id, data, timeout=10)
+                assert answer is not None
+                if answer.text is None:
+                    await changed(server, msg, data)
+            await asyncio.sleep(0.3)  # (the computers' replies shown)
+            sent = len(server.chat(vera).bot_messages())
+            proc.send_signal(signal.SIGKILL)
+            await asyncio.wait_for(proc.wait(), 10)
+            proc = await _bot_process(server, db, **{**settings,
+                                                     "METRICS_PORT": str(free_port())})
+            # the game is rebuilt (in the background at start-up) and shown as it is
+            await server.wait_for(
+                lambda: next((m for m in reversed(server.chat(vera).bot_messages())
+                              if _moves(m)), None), 20, what="a button after the restart")
+            await asyncio.sleep(1.5)
+            assert server.not_modified == [], server.not_modified
+            assert len(server.chat(vera).bot_messages()) == sent  # nothing posted again
+    finally:
+        await stop_process(proc)
+    server.assert_clean()

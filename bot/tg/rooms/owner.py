@@ -34,6 +34,7 @@ import dataclasses
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,6 +99,16 @@ class LobbyCopy:
     lobby_digest: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Shows:
+    """What the messages of deal ``deal`` will show once a move is stored (digests of the
+    table message and of each seat's hand): stored with the move."""
+
+    deal: int
+    table: str | None
+    hands: dict[int, str]
+
+
 class TableOwner:
     """Changes and stores the fields of every table (module text); publishes its events."""
 
@@ -142,11 +153,15 @@ class TableOwner:
         return table_json(s)
 
     async def commit(self, s: Session, moves: list[tuple[int, Action, str]],
-                     states: list[GameState]) -> None:
+                     states: list[GameState],
+                     shows: Callable[[], Shows] | None = None) -> None:
         """Store moves that follow each other (``states``: before each, and after the last)
-        in ONE write, with the message ids if they changed; then publish ``MovesStored``
-        (and ``DealOver`` for each deal it ended, ``GameOver`` if it ended the game).  The
-        caller holds ``s.lock``.  Raises what storage raises; then nothing changed."""
+        in ONE write, with the message ids if they changed — and, with ``shows``, what the
+        messages will show once the moves are (the table room renders them before it asks,
+        shows them after: a restart then edits no message to what it shows already); then
+        publish ``MovesStored`` (and ``DealOver`` for each deal it ended, ``GameOver`` if it
+        ended the game).  The caller holds ``s.lock``.  Raises what storage raises; then
+        nothing changed (the digests of before are put back)."""
         before, after = states[0], states[-1]
         finished = after.history[len(before.history):]
         rows = [(r.number, json.dumps(sheet_row(r))) for r in finished]
@@ -157,6 +172,10 @@ class TableOwner:
         records = [move_record(seat, str(action), by) for seat, action, by in moves]
         human = moves[-1][2] == BY_HUMAN
         deadline = self.deadline(s, after)
+        m = s.messages
+        was = m.table, dict(m.hands)
+        if shows is not None:
+            self._will_show(s, shows())
         ids = self._carried(s)
         urgent = s.ids_urgent
         s.ids_dirty = s.ids_urgent = False
@@ -174,6 +193,8 @@ class TableOwner:
             if ids is not None:
                 s.ids_dirty = True
                 s.ids_urgent = s.ids_urgent or urgent
+            if shows is not None:
+                m.table, m.hands = was[0], was[1]
             raise
         self.moves += len(moves)
         s.store_version += len(moves)
@@ -187,6 +208,24 @@ class TableOwner:
             await self.bus.publish(DealOver(s, r.number, sheet_row(r)))
         if outcome is not None:
             await self.bus.publish(GameOver(s, tuple(sheet_row(h) for h in after.history)))
+
+    @staticmethod
+    def _will_show(s: Session, shows: Shows) -> None:
+        """The messages of the deal ``shows.deal`` known here show ``shows`` from the next
+        write on (marked to go with it)."""
+        m = s.messages
+        changed = False
+        if shows.table is not None and m.table is not None and m.table.deal == shows.deal \
+                and m.table.digest != shows.table:
+            m.table = Shown(m.table.deal, m.table.message_id, shows.table)
+            changed = True
+        for seat, digest in shows.hands.items():
+            h = m.hands.get(seat)
+            if h is not None and h.deal == shows.deal and h.digest != digest:
+                m.hands[seat] = Shown(h.deal, h.message_id, digest)
+                changed = True
+        if changed:
+            s.ids_dirty = True
 
     async def _record(self, s: Session, record: str) -> None:
         """Store one record line (not a move) at the state now, with the message ids."""
@@ -425,9 +464,10 @@ class TableOwner:
     def table_shown(self, s: Session, deal: int, mid: int, digest: str, new: bool,
                     final: bool) -> None:
         shown = Shown(deal, mid, digest)
-        s.messages.table = shown
-        s.ids_urgent = s.ids_urgent or new
-        self.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
+        if s.messages.table != shown or new:  # (stored with its move already: nothing new)
+            s.messages.table = shown
+            s.ids_urgent = s.ids_urgent or new
+            self.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
         live = self._live_copy(s)
         if live is not None:
             known = live.messages.table
@@ -441,9 +481,10 @@ class TableOwner:
     def hand_shown(self, s: Session, seat: int, deal: int, mid: int, digest: str,
                    new: bool) -> None:
         shown = Shown(deal, mid, digest)
-        s.messages.hands[seat] = shown
-        s.ids_urgent = s.ids_urgent or new
-        self.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
+        if s.messages.hands.get(seat) != shown or new:  # (stored with its move already)
+            s.messages.hands[seat] = shown
+            s.ids_urgent = s.ids_urgent or new
+            self.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
         live = self._live_copy(s)
         if live is not None:
             known = live.messages.hands.get(seat)

@@ -346,6 +346,8 @@ class Session:
     # pings of the turn now (seat -> (state version, pings sent)); also in ``messages.pings``
     pings: dict[int, tuple[int, int]] = field(default_factory=dict)
     keepers_menu: str = ""  # the keepers' menu open on the table: "", "m", "s" (keepers.py)
+    # the table room's last render: (state, info, languages, table, hands) (table.py)
+    rendered: tuple[Any, ...] | None = None
 
     @property
     def place(self) -> Place:

@@ -23,6 +23,7 @@ events, wired in ``service.py``: ``MovesStored`` (``moved``), ``SeatChanged`` an
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import math
 from collections.abc import Awaitable, Callable
@@ -53,7 +54,7 @@ from bot.tg.rooms.events import (
     SeatChanged,
     SettingChanged,
 )
-from bot.tg.rooms.owner import TableOwner
+from bot.tg.rooms.owner import Shows, TableOwner
 from bot.tg.rooms.session import (
     AWAY,
     AWAY_AFTER,
@@ -193,7 +194,7 @@ class TableRoom:
         states = [before]
         for seat, action, _ in moves:
             states.append(apply(states[-1], action, seat))
-        await self.owner.commit(s, moves, states)
+        await self.owner.commit(s, moves, states, self._shows(s, moves, states))
 
     async def moved(self, e: MovesStored) -> None:
         """Moves are stored (``MovesStored``): the table's lines, the reminders, the
@@ -325,14 +326,62 @@ class TableRoom:
             self.owner.unpin(s)
             return
         s.shown_deal = cur
+        table, hands = self._render(s, st, cur)
+        if table is not None:
+            self._put_table(s, cur, table)
+        for seat, content in hands.items():
+            self.put_hand(s, seat, cur, content)
+
+    def _render(self, s: Session, st: GameState, cur: int, lines: tuple[Event, ...] = ()
+                ) -> tuple[R.Rendered | None, dict[int, R.Rendered]]:
+        """The table message and the hands of deal ``cur`` at ``st`` (``lines``: the table's
+        lines of moves not stored yet, ``_commit_all``).  The last render is kept: the one
+        made to store what the messages will show is the one shown."""
         info = self.info(s, cur)
-        if not s.solo:
-            self._put_table(s, cur, R.render_table(s.lang, public_view(st), info))
+        if lines:
+            info = dataclasses.replace(info, events=info.events + lines)
+        langs = tuple(self.people.lang_for_user(who.user_id) if not s.solo else s.lang
+                      for who in s.seats)
+        kept = s.rendered
+        if kept is not None and kept[0] is st and kept[1] == info and kept[2] == langs:
+            return kept[3], kept[4]
+        table = None if s.solo else R.render_table(s.lang, public_view(st), info)
+        hands: dict[int, R.Rendered] = {}
         for seat, who in enumerate(s.seats):
             if who.kind != "human" or (who.auto and who.why in ("leave", "blocked")):
                 continue
-            lang = self.people.lang_for_user(who.user_id) if not s.solo else s.lang
-            self.put_hand(s, seat, cur, R.render_hand(lang, view(st, seat), info))
+            hands[seat] = R.render_hand(langs[seat], view(st, seat), info)
+        s.rendered = (st, info, langs, table, hands)
+        return table, hands
+
+    def _shows(self, s: Session, moves: list[tuple[int, Action, str]],
+               states: list[GameState]) -> Callable[[], Shows] | None:
+        """What the messages will show once these moves are stored, if they are shown at
+        once (not merged with replies still to come, not a new deal, not the end): stored
+        with the moves (``owner.commit``), so that a restart never edits a message to what
+        it shows already.  Rendered when the owner asks (after the turn's deadline is
+        set: an unhurried table shows when the turn began)."""
+        after = states[-1]
+        cur = deal_number(after)
+        if after.phase == Phase.GAME_OVER or s.paused or s.status != "playing" \
+                or s.shown_deal != cur or deal_number(states[0]) != cur:
+            return None
+        merge_until = self.config.clock() + self.config.move_delay \
+            if moves[-1][2] == BY_HUMAN else s.merge_until
+        if after.to_act >= 0 and self.config.clock() < merge_until:
+            seat = after.to_act
+            if s.seats[seat].played_by_computer \
+                    or self._forced_action(s, after, seat) is not None:
+                return None  # (the replies follow: shown with them)
+        lines = tuple(ev for i, (seat, action, by) in enumerate(moves)
+                      for ev in move_events(states[i], states[i + 1], seat, str(action), by))
+
+        def shows() -> Shows:
+            table, hands = self._render(s, after, cur, lines)
+            return Shows(cur, table.digest() if table is not None else None,
+                         {seat: h.digest() for seat, h in hands.items()})
+
+        return shows
 
     def _put_table(self, s: Session, deal: int, content: R.Rendered, final: bool = False) -> None:
         def sent(mid: int, digest: str, new: bool) -> None:
