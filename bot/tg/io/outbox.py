@@ -14,7 +14,8 @@
 * ``pin`` and ``unpin`` queue a pinChatMessage / unpinChatMessage (the table pinned while
   its game is on): paced as edits are in a group; the pin's outcome (None or the
   ``TelegramError``) is told to its ``on_done``, an unpin's error is logged.  ``member``
-  asks getChatMember (a question, not a message: not paced, AIORateLimiter's business).
+  and ``file`` ask getChatMember and getFile (questions, not messages: not paced here,
+  AIORateLimiter's business).
   With these, every Telegram call of the rooms goes through the outbox.
 * Groups get at most ``group_per_minute`` requests in any 60 s (``GroupBudget``):
 
@@ -463,6 +464,12 @@ class Outbox:
         q.slots[key] = Slot(key, message_id=message_id, final=True, pin=what, on_done=on_done)
         q.dirty.append(key)
         self._wake(q)
+
+    async def file(self, file_id: str) -> Any:
+        """getFile (a record file sent to the bot: ``download_as_bytearray`` fetches it);
+        raises TelegramError."""
+        bot: Any = self.bot
+        return await bot.get_file(file_id)
 
     async def member(self, chat_id: int, user_id: int | None = None) -> Any:
         """getChatMember of ``user_id`` (None: the bot itself) in ``chat_id``; raises

@@ -71,7 +71,6 @@ class MediaRoom:
         self.kit = kit
         self.storage = kit.storage
         self.outbox = kit.outbox
-        self.bot = kit.bot
         self.people = kit.people
         self.tasks = kit.tasks
         self.membership = membership
@@ -161,7 +160,7 @@ class MediaRoom:
             self.kit.reply(chat.id, t(lang, "export.too_big"))
             return
         try:
-            file = await self.bot.get_file(file_id)
+            file = await self.outbox.file(file_id)
             if file.file_size is not None and file.file_size > MAX_RECORD_BYTES:
                 self.kit.reply(chat.id, t(lang, "export.too_big"))
                 return
