@@ -231,12 +231,19 @@ class TableOwner:
         """Store one record line (not a move) at the state now, with the message ids."""
         st = s.state
         assert st is not None
-        ids = self._carried(s) if s.ids_dirty or s.ids_urgent else None
-        self.writes += 1
-        await self.storage.append_action(s.game_id, s.store_version, record, snapshot(st),
-                                         deadline=self.deadline(s, st), message_ids=ids)
-        if ids is not None:
-            s.ids_dirty = s.ids_urgent = False
+        deadline = self.deadline(s, st)
+        ids = self._carried(s)
+        urgent = s.ids_urgent
+        s.ids_dirty = s.ids_urgent = False  # (a change while it is stored marks them again)
+        try:
+            self.writes += 1
+            await self.storage.append_action(s.game_id, s.store_version, record, snapshot(st),
+                                             deadline=deadline, message_ids=ids)
+        except BaseException:
+            if ids is not None:
+                s.ids_dirty = True
+                s.ids_urgent = s.ids_urgent or urgent
+            raise
         s.store_version += 1
 
     async def control(self, s: Session, seat: int, auto: bool, why: str,

@@ -327,6 +327,7 @@ class TableRoom:
             return
         s.shown_deal = cur
         table, hands = self._render(s, st, cur)
+        s.rendered = None  # (kept only from the commit that stored it to its refresh)
         if table is not None:
             self._put_table(s, cur, table)
         for seat, content in hands.items():
