@@ -11,7 +11,10 @@ Printed: the bot's own overhead per update — from the moment the updater hands
 over to the moment the first request on its behalf leaves (p50/p95; computer thinking is not
 in it: computer moves are made by separate tasks after the answer), over the whole run and
 once everybody is playing (after ``--arrive`` + 5 s: the burst of ``/newgame`` left out) —
-updates handled per second, and the peak memory (RSS) of the bot's process.  Needs the
+updates handled per second, the storage writes per stored move (every write of the
+storage, and those the tables' owner made: ``bot/tg/rooms/owner.py``; a person's press and
+the computers' replies shown with it are one write), and the peak memory (RSS) of the
+bot's process.  Needs the
 source checkout: the fake server lives in ``tests/fakeapi``.
 
 ``--open N``: N more solo games, open but idle beside the ``--games`` in play — each
@@ -266,6 +269,9 @@ class Phase:
     main_cpu: float  # the main thread only (the event loop)
     gc: GcPauses = field(default_factory=GcPauses)
     threads: str = ""  # CPU per update of each thread (_threads_line)
+    writes: Counter[str] = field(default_factory=Counter)  # storage writes by method
+    owner_writes: int = 0  # of them, the tables' owner's (moves, records, message ids, ...)
+    moves: int = 0  # moves stored (a person's, a computer's)
 
     @property
     def updates(self) -> int:
@@ -286,6 +292,30 @@ class Phase:
 
 
 AppFactory = Callable[[str, str, M.Metrics, Path], Any]
+
+
+WRITES = ("upsert_chat", "set_chat_language", "set_default_rules", "migrate_chat",
+          "upsert_user", "set_user_language", "mark_started", "mark_blocked", "create_game",
+          "update_lobby", "start_game", "cancel_lobby", "append_action", "append_actions",
+          "set_message_ids", "set_seats", "set_deadline", "finish_game", "expire_game",
+          "mark_broken", "record_game_result")
+"""The storage's methods that write (``storage.Backend``)."""
+
+
+def _count_writes(storage: Any) -> Counter[str]:
+    """Count the calls of every write of ``storage`` from now on (its methods wrapped on
+    the object itself: the rooms look them up when they call)."""
+    seen: Counter[str] = Counter()
+
+    def counted(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            seen[name] += 1
+            return await fn(*args, **kwargs)
+        return call
+
+    for name in WRITES:
+        setattr(storage, name, counted(name, getattr(storage, name)))
+    return seen
 
 
 def _thread_times() -> dict[int, tuple[float, float]]:
@@ -509,6 +539,10 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
     with tempfile.TemporaryDirectory() as tmp:
         app = make(hello["token"], hello["base_url"], metrics, Path(tmp))
         await app.initialize()
+        service = getattr(app, "service", None)
+        writes = _count_writes(app.storage) if service is not None else Counter()
+        owner = getattr(service, "owner", None)
+        owner0 = (owner.writes, owner.moves) if owner is not None else (0, 0)
         assert app.updater is not None
         await app.updater.start_polling(poll_interval=0.0, timeout=1)
         await app.start()
@@ -539,7 +573,9 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
             elapsed = time.perf_counter() - started
             cpu, main_cpu = time.process_time() - cpu0, time.thread_time() - main0
             threads = _threads_line(threads0, max(1, metrics.updates))
-            service = getattr(app, "service", None)
+            written = Counter(writes)
+            owned = (owner.writes - owner0[0], owner.moves - owner0[1]) \
+                if owner is not None else (0, 0)
             if service is not None and isinstance(result, dict):
                 result["sessions"] = len(service.sessions)
                 result["evictions"] = service.restore.evictions
@@ -551,7 +587,8 @@ async def _phase(name: str, args: argparse.Namespace, make: AppFactory,
     proc.join(10)
     if "error" in result:
         return f"the simulated people failed: {result['error']}"
-    return Phase(name, result, metrics, elapsed, cpu, main_cpu, pauses, threads)
+    return Phase(name, result, metrics, elapsed, cpu, main_cpu, pauses, threads, written,
+                 owned[0], owned[1])
 
 
 def _print_phase(p: Phase, settled_after: float) -> None:
@@ -585,6 +622,12 @@ def _print_phase(p: Phase, settled_after: float) -> None:
     print(f"  garbage collections meanwhile: {p.gc.line()}")
     print(f"  (the fake server and the simulated people used {result['cpu']:.1f} s of CPU in "
           f"their own process: their view includes its delays)")
+    if p.moves:
+        total = sum(p.writes.values())
+        print(f"  storage writes per stored move: {total / p.moves:.2f} in all ({total} writes, "
+              f"{p.moves} moves stored; "
+              + ", ".join(f"{k} {n}" for k, n in p.writes.most_common()) + "); the tables' "
+              f"owner's {p.owner_writes / p.moves:.2f} ({p.owner_writes})")
     print(f"  spec violations {result['violations']}, 'not modified' {result['not_modified']}, "
           f"error answers {result['errors']}, refused presses {result['refused']}, "
           f"stuck people {result['timeouts']}")

@@ -143,6 +143,9 @@ class Moves:
     """(deal_no, data JSON), each deal once."""
     outcome: Outcome | None
     human: bool
+    message_ids: str | None = None
+    """The game's message ids and what each shows (``set_message_ids``), stored in the same
+    transaction; None leaves them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -251,6 +251,7 @@ class Backend:
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int:
         """Record one accepted action; returns the new version (= its seq).
 
@@ -266,7 +267,7 @@ class Backend:
         """
         return await self.append_actions(
             game_id, expected_version, (action,), snapshot, deadline=deadline,
-            sheet_rows=sheet_rows, outcome=outcome, human=human)
+            sheet_rows=sheet_rows, outcome=outcome, human=human, message_ids=message_ids)
 
     async def append_actions(
         self,
@@ -279,12 +280,14 @@ class Backend:
         sheet_rows: Iterable[tuple[int, str]] = (),
         outcome: Outcome | None = None,
         human: bool = False,
+        message_ids: str | None = None,
     ) -> int:
         """Moves that follow each other, in ONE transaction: as ``append_action`` for each
         of ``actions`` in turn (seqs ``expected_version + 1`` on), with the snapshot, the
         deadline, the sheet rows and the outcome of the last.  Returns the new version
         (``expected_version + len(actions)``); all of it is written or nothing.  A deal
-        given twice in ``sheet_rows`` gets its last data."""
+        given twice in ``sheet_rows`` gets its last data.  ``message_ids``: the game's message
+        ids (``set_message_ids``), stored in the same transaction."""
         if not actions:
             raise ValueError("append_actions: no actions")
         sheet: dict[int, str] = {}
@@ -301,6 +304,7 @@ class Backend:
             sheet_rows=tuple(sheet.items()),
             outcome=outcome,
             human=bool(human),
+            message_ids=None if message_ids is None else check_json("message_ids", message_ids),
         )
         return await self.moves.append(moves)
 

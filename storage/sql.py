@@ -331,3 +331,6 @@ def shared_migrations(t: Types) -> tuple[tuple[str, ...], ...]:
     """Migrations 3 on, the same on both backends but for how they spell the types (1 and
     2 are each backend's own).  A new migration is added here, once."""
     return (stats_tables(t), coordination_tables(t), thread_of_game(t), shown_messages(t))
+
+SET_MESSAGE_IDS = "UPDATE games SET message_ids = ? WHERE game_id = ?"
+"""What the game's messages show (``Moves.message_ids``), in the moves' own transaction."""

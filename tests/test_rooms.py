@@ -8,7 +8,14 @@ the room modules; this test reads that order and checks the code against it:
 * a room uses another room only by calling one of its public methods — no attribute of
   another room is read or written, no private method called;
 * nothing in a room module touches a private attribute of anything but ``self``; neither
-  do the handlers and the application that call the rooms (``bot/tg/io``).
+  do the handlers and the application that call the rooms (``bot/tg/io``);
+* a table's fields (``OWNED``: its record, version, status, typed settings and message
+  ids, …) are assigned — or changed in place — only by their owner, ``owner.py``
+  (``table_fields_assigned_elsewhere``);
+* no room and not the owner assigns a callback or an attribute of another object
+  (``self.outbox.on_forbidden = …``, ``kit.tasks.on_died = …``) or subscribes a listener:
+  the composition root, ``service.py``, is the only place that wires them
+  (``wiring_outside_the_root``).
 """
 
 from __future__ import annotations
@@ -148,10 +155,11 @@ def test_the_handlers_use_only_what_the_rooms_make_public() -> None:
 def test_the_check_finds_each_kind_of_violation() -> None:
     """The check itself: each rule broken once in a copy of the real rooms is reported."""
     sources = room_sources()
-    table, lobby = sources["table"], sources["lobby"]
-    upward = table.replace("    def __init__(self, kit: Kit, hooks: TableHooks) -> None:\n",
-                           "    def __init__(self, kit: Kit, hooks: TableHooks, "
-                           "lobby: LobbyRoom) -> None:\n        self.lobby = lobby\n", 1)
+    table, lobby, keepers = sources["table"], sources["lobby"], sources["keepers"]
+    upward = table.replace(
+        "    def __init__(self, kit: Kit, owner: TableOwner, hooks: TableHooks) -> None:\n",
+        "    def __init__(self, kit: Kit, owner: TableOwner, hooks: TableHooks, "
+        "lobby: LobbyRoom) -> None:\n        self.lobby = lobby\n", 1)
     upward += "\n\ndef _x(self: TableRoom) -> None:\n    pass\n"
     assert upward != table
     assert any("TableRoom is handed LobbyRoom" in p
@@ -159,12 +167,175 @@ def test_the_check_finds_each_kind_of_violation() -> None:
     inherits = lobby.replace("class LobbyRoom:", "class LobbyRoom(TableRoom):", 1)
     assert any("LobbyRoom inherits from the room TableRoom" in p
                for p in problems({**sources, "lobby": inherits}))
-    private = lobby.replace("self.table.refresh(s)", "self.table._commit(s)", 1)
-    assert private != lobby
-    assert any("calls self.table._commit" in p for p in problems({**sources, "lobby": private}))
-    reach = lobby.replace("self.table.refresh(s)", "self.table.hooks.reload(s)", 1)
+    private = keepers.replace("self.table.info(s, ", "self.table._info(s, ", 1)
+    assert private != keepers
+    assert any("calls self.table._info" in p
+               for p in problems({**sources, "keepers": private}))
+    reach = keepers.replace("self.table.info(s, ", "self.table.hooks.info(s, ", 1)
     assert any("reaches into TableRoom: self.table.hooks" in p
-               for p in problems({**sources, "lobby": reach}))
-    poke = lobby.replace("self.table.refresh(s)", "s._secret = 1", 1)
+               for p in problems({**sources, "keepers": reach}))
+    poke = keepers.replace("        s.keepers_menu = page\n", "        s._secret = 1\n", 1)
     assert any("touches a private attribute: s._secret" in p
-               for p in problems({**sources, "lobby": poke}))
+               for p in problems({**sources, "keepers": poke}))
+
+
+# ---------------------------------------------------------------- the table's owner
+
+OWNER = "owner"  # the module whose code alone assigns a table's fields
+ROOT_MODULE = "service"  # the composition root: the only module that wires
+OWNED = frozenset({"state", "store_version", "status", "lobby_rev", "note", "level",
+                   "settings", "messages"})
+"""The fields of a table (``Session``) that only its owner assigns."""
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove", "clear",
+                      "setdefault", "update", "add", "discard", "__setitem__",
+                      "__delitem__"})
+
+
+def _chain(node: ast.expr) -> tuple[ast.expr, list[str]]:
+    """The root of ``a.b[c].d`` (``a``) and the attribute names on the way (b, d)."""
+    names: list[str] = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            names.append(node.attr)
+        node = node.value
+    return node, names[::-1]
+
+
+def _targets(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        out: list[ast.expr] = []
+        for t in node.targets:
+            out.extend(t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])
+        return out
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return [node.target]
+    if isinstance(node, ast.Delete):
+        return list(node.targets)
+    return []
+
+
+def table_fields_assigned_elsewhere(sources: dict[str, str]) -> list[str]:
+    """Assignments (``=``, ``+=``, ``del``, and in-place changes such as ``.pop``) of a
+    table's ``OWNED`` fields, or of anything inside them, outside the owner's module."""
+    out: list[str] = []
+    for module, text in sources.items():
+        if module == OWNER:
+            continue
+        for node in ast.walk(ast.parse(text)):
+            changed: list[ast.expr] = [t for t in _targets(node)
+                       if isinstance(t, (ast.Attribute, ast.Subscript))]
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in MUTATORS:
+                changed.append(node.func.value)
+            for target in changed:
+                root, names = _chain(target)
+                if isinstance(root, ast.Name) and root.id in ("self", "cls") \
+                        and names[:1] and names[0] not in OWNED:
+                    continue  # (an object's own attribute, not a table's)
+                hit = OWNED.intersection(names)
+                if hit:
+                    out.append(f"{module}.py:{target.lineno} assigns the table's "
+                               f"{sorted(hit)[0]} (only its owner may): "
+                               f"{ast.unparse(target)}")
+    return out
+
+
+def wiring_outside_the_root(sources: dict[str, str]) -> list[str]:
+    """Callbacks or attributes of another object assigned (``self.outbox.on_x = …``,
+    ``kit.tasks.on_died = …``: anything but ``self.<attribute>`` and a local's field), or
+    listeners subscribed, outside the composition root."""
+    out: list[str] = []
+    for module, text in sources.items():
+        if module == ROOT_MODULE:
+            continue
+        tree = ast.parse(text)
+        params = {a.arg for f in ast.walk(tree)
+                  if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  for a in f.args.args + f.args.kwonlyargs
+                  if _name(a.annotation) in ("Kit", "Outbox", "Tasks", "Registry", "Bus",
+                                             "TableHooks", "TableOwner")
+                  or _name(a.annotation) in {r for r in KNOWN_ROOMS}}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "subscribe":
+                out.append(f"{module}.py:{node.lineno} subscribes a listener: "
+                           f"{ast.unparse(node.func)}")
+            for target in _targets(node):
+                if not isinstance(target, ast.Attribute):
+                    continue
+                root, names = _chain(target)
+                if not isinstance(root, ast.Name):
+                    continue
+                if (root.id == "self" and len(names) >= 2) or root.id in params:
+                    out.append(f"{module}.py:{target.lineno} wires another object's "
+                               f"attribute: {ast.unparse(target)}")
+    return out
+
+
+KNOWN_ROOMS = ("TableRoom", "LobbyRoom", "MembershipRoom", "RestoreRoom", "RatingsRoom",
+               "HintsRoom", "MediaRoom", "CommandsRoom", "ButtonsRoom", "KeepersRoom")
+
+
+def test_a_tables_fields_are_assigned_only_by_its_owner() -> None:
+    assert (ROOMS / f"{OWNER}.py").exists()
+    assert table_fields_assigned_elsewhere(room_sources()) == []
+
+
+def test_only_the_composition_root_wires_listeners_and_callbacks() -> None:
+    sources = room_sources()
+    assert ROOT_MODULE in sources and "subscribe(" in sources[ROOT_MODULE]
+    assert wiring_outside_the_root(sources) == []
+
+
+def test_the_owner_check_catches_each_kind_of_violation() -> None:
+    """The two checks above, fed bad code: each violation is reported (and the same code
+    in the owner's module, or a room's own attribute, is not)."""
+    bad = {
+        's.status = "finished"': "assigns the table's status",
+        "s.store_version += 1": "assigns the table's store_version",
+        "s.settings = Settings(pace='quick')": "assigns the table's settings",
+        "s.messages.hands[0] = shown": "assigns the table's messages",
+        "del s.messages.hands[0]": "assigns the table's messages",
+        "s.messages.pings.pop(1, None)": "assigns the table's messages",
+        "s.seats, s.note = [], ''": "assigns the table's note",
+        "other.state = None": "assigns the table's state",
+    }
+    for line, want in bad.items():
+        source = f"def f(self, s, other, shown):\n    {line}\n"
+        found = table_fields_assigned_elsewhere({"lobby": source})
+        assert any(want in p for p in found), (line, found)
+        assert table_fields_assigned_elsewhere({OWNER: source}) == []
+    fine = "def f(self, s):\n    self.asked = set()\n    s.keepers_menu = ''\n    x = s.status\n"
+    assert table_fields_assigned_elsewhere({"keepers": fine}) == []
+    # the real rooms, with one table field assigned by a room
+    sources = room_sources()
+    poked = sources["keepers"].replace("s.keepers_menu = page", "s.status = page", 1)
+    assert poked != sources["keepers"]
+    assert any("keepers.py" in p and "status" in p
+               for p in table_fields_assigned_elsewhere({**sources, "keepers": poked}))
+
+
+def test_the_wiring_check_catches_each_kind_of_violation() -> None:
+    bad = {
+        "self.outbox.on_forbidden = self.user_blocked": "wires another object's attribute",
+        "self.kit.tasks.on_died = self.resume": "wires another object's attribute",
+        "kit.registry.rebuild = self.rebuild": "wires another object's attribute",
+        "table.hooks = None": "wires another object's attribute",
+        "bus.subscribe(MovesStored, self.moved)": "subscribes a listener",
+    }
+    for line, want in bad.items():
+        source = (f"class XRoom:\n    def __init__(self, kit: Kit, table: TableRoom, bus: Bus"
+                  f") -> None:\n        {line}\n")
+        found = wiring_outside_the_root({"membership": source})
+        assert any(want in p for p in found), (line, found)
+        assert wiring_outside_the_root({ROOT_MODULE: source}) == []
+    fine = ("class XRoom:\n    def __init__(self, kit: Kit) -> None:\n"
+            "        self.outbox = kit.outbox\n        self.asked = set()\n")
+    assert wiring_outside_the_root({"membership": fine}) == []
+    sources = room_sources()
+    poked = sources["table"].replace("        self.hooks = hooks\n",
+                                     "        self.hooks = hooks\n"
+                                     "        kit.tasks.on_died = self.resume\n", 1)
+    assert poked != sources["table"]
+    assert any("table.py" in p and "kit.tasks.on_died" in p
+               for p in wiring_outside_the_root({**sources, "table": poked}))

@@ -7,20 +7,25 @@
   database: leases, send-once), ``thinking.py`` (computer moves in a process pool).
 * ``rooms/`` — the game service as objects, one per job, built once by
   ``rooms/service.py`` (``GameService``) in dependency order; each is given the shared
-  ``Kit`` (``rooms/base.py``: registry, languages and admins, tasks, message-id saving,
-  settings, storage, outbox, thinker) and the rooms below it:
+  ``Kit`` (``rooms/base.py``: registry, languages and admins, tasks, settings, storage,
+  outbox, thinker), the table's owner and the rooms below it:
 
       buttons   commands        (top: what handlers call)
-      media     restore
+      media     restore   keepers
       membership
       lobby
       table     hints   ratings
-      base (Kit)  session       (the plain pieces: Session, UserRef, Answer, ...)
+      owner                     (every table's fields: it alone changes and stores them)
+      base (Kit)  events  session  (the plain pieces: Session, its typed Settings and
+                                    Messages, UserRef, Answer, ...; the typed events)
 
-  A room calls another only through that room's public methods and only downwards; the
-  two upward needs of the table are the narrow callbacks of ``TableHooks`` (``game_over``,
-  ``reload``), wired in ``service.py``.  The import-linter contract "Rooms call only the
-  rooms below them" and ``tests/test_rooms.py`` check it.
+  A room calls another only through that room's public methods and only downwards.  A
+  table's fields are assigned only by its owner (``rooms/owner.py``), which publishes one
+  typed event per change once it is stored (``rooms/events.py``); what shows a table
+  listens to them, wired in ``service.py`` — as every other upward signal
+  (``TableHooks.reload``, ``Tasks.on_died``, ``Registry.rebuild``, the outbox's
+  ``on_forbidden``…).  The import-linter contract "Rooms call only the rooms below them"
+  and ``tests/test_rooms.py`` check it.
 * ``view/`` — pure rendering: ``render.py`` gathers ``common``, ``rules``, ``menus``,
   ``table``, ``hands`` and ``sheet``; ``callbacks.py`` is the button data.  No I/O, no
   rooms (an import-linter contract).

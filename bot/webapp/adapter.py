@@ -6,10 +6,9 @@
   ``GameService.press`` with the person's private chat as the place — the path of a press
   on the private hand message, with all its checks (place, seat, turn, version, legality,
   the table's lock) and its effects (stored, then shown in the group and the hand);
-* "game G changed": ``TableHooks.changed``, called by ``TableRoom._commit_all`` after a
-  move is stored.
-
-When the tables get one owner each that publishes events, this file is what is replaced.
+* "game G changed": ``table_event``, subscribed by the application (bot/tg/io/app.py) to
+  the table owner's events (``bot/tg/rooms/events.py``), each published once its change
+  is stored.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from bot.engine.state import GameState, Phase
 from bot.engine.views import public_view, view
 from bot.i18n import lang_of, t
 from bot.tg.model import sheet_row
+from bot.tg.rooms.events import TableEvent
 from bot.tg.rooms.service import GameService, Session, UserRef, Where
 from bot.tg.rooms.session import hints_allowed
 from bot.tg.view import callbacks as cb
@@ -64,14 +64,11 @@ class ServicePort:
         # (chat, user) -> (when asked, a member): getChatMember answers, MEMBER_TTL long
         self.members: OrderedDict[tuple[int, int], tuple[float, bool]] = OrderedDict()
         self.clock = time.monotonic
-        hooks = service.table.hooks
-        before = hooks.changed
 
-        def changed(s: Session) -> None:
-            before(s)
-            self._changed(s)
-
-        hooks.changed = changed
+    def table_event(self, e: TableEvent) -> None:
+        """A change of a table, stored (the owner's events, subscribed by the application:
+        bot/tg/io/app.py): its open pages get their views."""
+        self._changed(e.session)
 
     def on_change(self, listener: Changed) -> None:
         self.listeners.append(listener)
@@ -166,7 +163,7 @@ class ServicePort:
         if got is not None and now - got[0] < MEMBER_TTL:
             return got[1]
         try:
-            m = await self.service.kit.people.bot.get_chat_member(chat_id, user_id)
+            m = await self.service.kit.outbox.member(chat_id, user_id)
             ok = m.status in MEMBER or (m.status == "restricted"
                                         and bool(getattr(m, "is_member", False)))
         except TelegramError as e:

@@ -13,6 +13,7 @@ from storage.errors import NotFound, StatusConflict, VersionConflict
 from storage.postgres.connection import Pool
 from storage.postgres.feed import NOTIFY_SQL
 from storage.postgres.games import require_game
+from storage.sql import SET_MESSAGE_IDS, numbered
 
 __all__ = ["MoveWriter"]
 
@@ -52,6 +53,8 @@ FROM games WHERE game_id = $1::bigint
 """
 
 
+_SET_MESSAGE_IDS: Final = numbered(SET_MESSAGE_IDS)
+
 class MoveWriter:
     """The moves of the games in play (``games``, ``game_actions``, ``score_sheets``,
     ``results``)."""
@@ -80,7 +83,7 @@ class MoveWriter:
                 last,
             )
 
-        if len(actions) == 1:
+        if len(actions) == 1 and moves.message_ids is None:
             row = await self._pg.fetchrow(_APPEND_SQL, *args(0, actions[0], self._pg.now()))
             if row is not None and row["new_version"] is not None:
                 return int(row["new_version"])
@@ -90,6 +93,8 @@ class MoveWriter:
                 row = await conn.fetchrow(_APPEND_SQL, *args(i, action, now))
                 if row is None or row["new_version"] is None:
                     await self._refused(row, game_id, expected_version + i)
+            if moves.message_ids is not None:
+                await conn.execute(_SET_MESSAGE_IDS, moves.message_ids, game_id)
         return expected_version + len(actions)
 
     async def _refused(self, row: asyncpg.Record | None, game_id: int,

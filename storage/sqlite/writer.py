@@ -13,6 +13,7 @@ from typing import Final
 
 from storage.base import Change, Moves
 from storage.errors import NotFound, StatusConflict, StorageFailure, VersionConflict
+from storage.sql import SET_MESSAGE_IDS
 from storage.sqlite.connection import Abandoned, Database, failure, in_transaction
 
 __all__ = ["MoveWriter"]
@@ -236,6 +237,8 @@ def _append(conn: sqlite3.Connection, now: float, moves: Moves) -> int:
             _RESULT_SQL,
             (game_id, now, outcome.winner_seat, outcome.totals, int(outcome.stopped)),
         )
+    if moves.message_ids is not None:
+        conn.execute(SET_MESSAGE_IDS, (moves.message_ids, game_id))
     return version
 
 

@@ -14,8 +14,7 @@ import pytest
 
 from bot.i18n import t
 from bot.tg.io.app import ThousandApplication
-from bot.tg.rooms import lobby as lobby_module
-from bot.tg.rooms import table as table_module
+from bot.tg.rooms import owner as owner_module
 from bot.tg.rooms.service import Session
 from tests.bot.helpers import (
     action_button,
@@ -40,8 +39,7 @@ GROUP = -400770
 def _quick_saves(monkeypatch: pytest.MonkeyPatch) -> None:
     """What an edit shows is stored within 20 s (a session with unsaved ids stays in
     memory): made quick so that a test need not wait."""
-    monkeypatch.setattr(table_module, "EDIT_SAVE", 0.05)
-    monkeypatch.setattr(lobby_module, "EDIT_SAVE", 0.05)
+    monkeypatch.setattr(owner_module, "EDIT_SAVE", 0.05)  # (the table's owner stores them)
 
 
 async def _solo_turn(server: FakeTelegramServer, app: ThousandApplication,

@@ -17,6 +17,7 @@ from bot.engine.views import view
 from bot.tg.io.app import ThousandApplication
 from bot.tg.model import deal_number
 from bot.tg.rooms.service import Session
+from bot.tg.rooms.session import Shown
 from storage import Storage
 from tests.bot.helpers import (
     action_button,
@@ -324,12 +325,12 @@ async def test_the_table_is_pinned_silently_and_unpinned_at_the_end(
         await take_turns(server, app, gid, {0: anna, 1: boris, 2: vera},
                          until=lambda x: x.state is not None and deal_number(x.state) >= 2)
         # the next deal's table is pinned, the last one's unpinned
-        def next_table() -> list[int] | None:  # (its id is stored once it is sent)
-            t_ids = s.ids.get("t")
-            return t_ids if isinstance(t_ids, list) and int(t_ids[0]) >= 2 else None
+        def next_table() -> Shown | None:  # (its id is stored once it is sent)
+            shown = s.messages.table
+            return shown if shown is not None and shown.deal >= 2 else None
 
-        t_ids = await server.wait_for(next_table, what="the next deal's table")
-        new = server.message(GROUP, t_ids[1])
+        shown = await server.wait_for(next_table, what="the next deal's table")
+        new = server.message(GROUP, shown.message_id)
         await server.wait_for(lambda: new.pinned and not table.pinned, what="the new pin")
         await server.send_text(anna, GROUP, "/pace unhurried")
         await server.wait_for(lambda: "Темп стола теперь: без спешки" in txt(new))

@@ -32,6 +32,15 @@ from bot.tg.io.handlers import add_handlers
 from bot.tg.io.observe import ObservedRequest, ObservedUpdates
 from bot.tg.io.outbox import Outbox
 from bot.tg.io.thinking import Thinker
+from bot.tg.rooms.events import (
+    GameOver,
+    GameStarted,
+    GameStopped,
+    MovesStored,
+    SeatChanged,
+    SettingChanged,
+    TableEvent,
+)
 from bot.tg.rooms.service import GameService
 from bot.tg.view.callbacks import decode
 from bot.webapp.adapter import ServicePort
@@ -85,6 +94,10 @@ def freeze_startup() -> None:
     gc.collect()
     gc.freeze()
 
+
+FOLLOWED: tuple[type[TableEvent], ...] = (MovesStored, SeatChanged, SettingChanged, GameStarted,
+                                         GameOver, GameStopped)
+"""The owner's events after which the Mini App's pages get their views again."""
 
 class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
     """Owns the storage, the outbox, the computer players and the game service.
@@ -195,7 +208,10 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
             register_metrics(metrics, self.ops.registry)
         links = TableLinks.for_token(s.token, self.bot.username, s.webapp_short_name)
         service.config.table_link = links.link  # a group's table and lobby link to the page
-        server = WebAppServer(ServicePort(service), s.token, host=s.webapp_listen,
+        port = ServicePort(service)
+        for kind in FOLLOWED:  # the pages follow the owner's events, as the chat does
+            service.events.subscribe(kind, port.table_event)
+        server = WebAppServer(port, s.token, host=s.webapp_listen,
                               listen_port=s.webapp_port, metrics=metrics,
                               poll=1.0 if service.coord.shared else 0.0, links=links)
         try:

@@ -11,6 +11,12 @@
   already made — render pictures in a worker thread before): a one-off request of the reply
   class, so in a group it is paced like a new message and counts against the budget.
 * ``delete`` queues a deleteMessage (an answered reminder); its errors are ignored.
+* ``pin`` and ``unpin`` queue a pinChatMessage / unpinChatMessage (the table pinned while
+  its game is on): paced as edits are in a group; the pin's outcome (None or the
+  ``TelegramError``) is told to its ``on_done``, an unpin's error is logged.  ``member``
+  and ``file`` ask getChatMember and getFile (questions, not messages: not paced here,
+  AIORateLimiter's business).
+  With these, every Telegram call of the rooms goes through the outbox.
 * Groups get at most ``group_per_minute`` requests in any 60 s (``GroupBudget``):
 
   - a *reply* (``is_reply``: a one-off message — an answer to a command, ``send`` — an
@@ -257,6 +263,8 @@ class Slot:
     probe: metrics.Probe | None = None
     tries: int = 0
     delete: bool = False  # a queued deleteMessage of ``message_id``
+    pin: str = ""  # a queued "pin" or "unpin" of ``message_id``
+    on_done: Callable[[TelegramError | None], None] | None = None  # the pin's outcome
     upload: Upload | None = None  # a queued sendPhoto / sendDocument (a one-off message)
     thread: int | None = None  # the forum topic its new messages go to (None: General)
     game: int | None = None  # the game it shows (several processes: its lease holder edits)
@@ -265,7 +273,7 @@ class Slot:
     @property
     def fresh(self) -> bool:
         """The next request sends a new message (not an edit or a delete)."""
-        return self.message_id is None and not self.delete
+        return self.message_id is None and not self.delete and not self.pin
 
 
 @dataclass(eq=False)
@@ -475,6 +483,38 @@ class Outbox:
             slot.withdrawn = True  # (``_run`` deletes it once its request is over)
         elif slot.message_id is not None and slot.message_id > 0:
             self.delete(chat_id, slot.message_id)
+
+    def pin(self, chat_id: int, message_id: int, *,
+            on_done: Callable[[TelegramError | None], None] | None = None) -> None:
+        """Pin a message silently soon (in a group: paced as an edit); ``on_done`` is told
+        the outcome (None, or the error)."""
+        self._pin(chat_id, message_id, "pin", on_done)
+
+    def unpin(self, chat_id: int, message_id: int) -> None:
+        """Unpin a message soon; an error is logged."""
+        self._pin(chat_id, message_id, "unpin", None)
+
+    def _pin(self, chat_id: int, message_id: int, what: str,
+             on_done: Callable[[TelegramError | None], None] | None) -> None:
+        if self.closed:
+            return
+        q = self._queue(chat_id)
+        key = f"{what}:{next(self._ids)}"
+        q.slots[key] = Slot(key, message_id=message_id, final=True, pin=what, on_done=on_done)
+        q.dirty.append(key)
+        self._wake(q)
+
+    async def file(self, file_id: str) -> Any:
+        """getFile (a record file sent to the bot: ``download_as_bytearray`` fetches it);
+        raises TelegramError."""
+        bot: Any = self.bot
+        return await bot.get_file(file_id)
+
+    async def member(self, chat_id: int, user_id: int | None = None) -> Any:
+        """getChatMember of ``user_id`` (None: the bot itself) in ``chat_id``; raises
+        TelegramError."""
+        bot: Any = self.bot  # (the Bot: the fakes of the tests need not answer this)
+        return await bot.get_chat_member(chat_id, user_id if user_id is not None else bot.id)
 
     def known(self, chat_id: int, key: str, message_id: int, digest: str | None, *,
               override: bool = False, thread: int | None = None) -> None:
@@ -696,7 +736,7 @@ class Outbox:
         ready: list[Slot] = []
         for key in list(q.dirty):
             slot = q.slots.get(key)
-            if slot is None or (slot.want is None and not slot.delete):
+            if slot is None or (slot.want is None and not slot.delete and not slot.pin):
                 q.dirty.remove(key)
                 continue
             if q.paused and slot.thread in q.paused:
@@ -762,6 +802,8 @@ class Outbox:
                 try:
                     if slot.delete:
                         await self._delete(q, slot)
+                    elif slot.pin:
+                        await self._pin_now(q, slot)
                     else:
                         await self._one(q, slot)
                 finally:
@@ -797,6 +839,24 @@ class Outbox:
         except TelegramError as e:
             log.info("chat %s: message %s not deleted: %s", q.chat_id, slot.message_id,
                      e.message)
+
+    async def _pin_now(self, q: ChatQueue, slot: Slot) -> None:
+        q.slots.pop(slot.key, None)
+        assert slot.message_id is not None
+        error: TelegramError | None = None
+        bot: Any = self.bot
+        try:
+            if slot.pin == "pin":
+                await bot.pin_chat_message(q.chat_id, slot.message_id,
+                                                disable_notification=True)
+            else:
+                await bot.unpin_chat_message(q.chat_id, message_id=slot.message_id)
+        except TelegramError as e:
+            error = e
+            log.info("chat %s: message %s not %sned: %s", q.chat_id, slot.message_id,
+                     slot.pin, e.message)
+        if slot.on_done is not None:
+            slot.on_done(error)
 
     async def _one(self, q: ChatQueue, slot: Slot) -> None:
         content = slot.want

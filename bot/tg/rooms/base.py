@@ -6,19 +6,18 @@
   ``restore.py``), one lock per chat;
 * ``People`` — languages of people and chats, admin checks (a small cache);
 * ``Tasks`` — the supervised background tasks and the closing flag;
-* ``MessageIds`` — the game's message ids stored shortly after they change;
 * ``Kit`` — the bundle of the above with storage, outbox, thinker, bot and coordinator,
   handed to every room.
 
-The one upward need here, a game whose background task died and must be re-armed, is a
-narrow callback: ``Tasks.on_died`` (the table room sets it to ``TableRoom.resume``).
+The upward needs here are signals declared here and wired in the composition root
+(``service.py``) only: ``Tasks.on_died`` (a game whose background task died is re-armed:
+``TableRoom.resume``) and ``Registry.rebuild`` (an evicted game rebuilt now:
+``RestoreRoom``).  The table's fields are changed by its owner (``owner.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
 import random
 import string
@@ -36,17 +35,15 @@ from bot.tg.io.thinking import Thinker
 from bot.tg.rooms.session import (
     CACHE_LIMIT,
     IDLE_EVICT_AFTER,
-    NEW_MESSAGE_SAVE,
     SUPERVISOR_RESTARTS,
     SWEEP_EVERY,
-    Backoff,
     ChatRef,
     Place,
     Session,
     UserRef,
 )
 from bot.tg.view import render as R
-from storage import Backend, Game, StorageError
+from storage import Backend, Game
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +134,8 @@ class Registry:
         # (re-read when rebuilt)
         self.kept: dict[int, Kept] = {}
         self.chat_locks: dict[int, asyncio.Lock] = {}
-        # rebuilds a pending game now (set by the restore room; ``wake_user``)
+        # rebuilds a pending game now (a signal wired in service.py: the restore room's;
+        # ``wake_user``)
         self.rebuild: Callable[[Game], Awaitable[object]] = _no_rebuild
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
@@ -285,11 +283,12 @@ async def _no_rebuild(game: Game) -> None:
 
 
 class People:
-    """Languages of people and chats (stored, cached) and admin checks (cached 60 s)."""
+    """Languages of people and chats (stored, cached) and admin checks (cached 60 s,
+    asked through the outbox)."""
 
-    def __init__(self, storage: Backend, bot: Any) -> None:
+    def __init__(self, storage: Backend, outbox: Outbox) -> None:
         self.storage = storage
-        self.bot = bot
+        self.outbox = outbox
         self.user_langs: dict[int, Lang] = {}
         self.admins: dict[tuple[int, int], tuple[float, bool]] = {}
 
@@ -334,7 +333,7 @@ class People:
         if cached is not None and now - cached[0] < 60:
             return cached[1]
         try:
-            member = await self.bot.get_chat_member(chat_id, user_id)
+            member = await self.outbox.member(chat_id, user_id)
             ok = member.status in ("creator", "administrator")
         except TelegramError as e:
             log.info("getChatMember(%s, %s) failed: %s", chat_id, user_id, e)
@@ -357,8 +356,8 @@ class People:
 
 class Tasks:
     """The background tasks of the service.  ``spawn`` supervises a game's task: if it dies
-    of an error it is logged with the game id and ``on_died`` (a narrow callback, set by
-    the table room) re-arms the game's moves and timers, with growing delays."""
+    of an error it is logged with the game id and ``on_died`` (a signal, wired in
+    ``service.py`` to the table room) re-arms the game's moves and timers, with growing delays."""
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
@@ -412,75 +411,6 @@ class Tasks:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-class MessageIds:
-    """The game's message ids (and what they show) stored within a delay of a change: one
-    write serves every change meanwhile; a failed write is retried with backoff."""
-
-    def __init__(self, storage: Backend, tasks: Tasks) -> None:
-        self.storage = storage
-        self.tasks = tasks
-        self._sooner: dict[int, asyncio.Event] = {}  # wakes a waiting save made due sooner
-
-    def _replaced(self, s: Session) -> bool:
-        """``s`` is an old copy: the game was rebuilt since (several processes: another one
-        moved it) and the new copy holds what storage holds; an answer that reaches the
-        old copy late must not overwrite that with what the old copy knew."""
-        live = self.tasks.registry.get(s.game_id)
-        return live is not None and live is not s
-
-    def save(self, s: Session, delay: float = NEW_MESSAGE_SAVE) -> None:
-        if self._replaced(s):
-            return
-        s.ids_dirty = True
-        due = time.monotonic() + delay
-        if s.ids_task is not None and not s.ids_task.done():
-            if due < s.ids_due:  # (a setting saved at once while an edit's save waits)
-                s.ids_due = due
-                sooner = self._sooner.get(s.game_id)
-                if sooner is not None:
-                    sooner.set()
-            return
-        s.ids_due = due
-        if self.tasks.closing:
-            return
-
-        async def run() -> None:
-            backoff = Backoff(s.game_id, "saving message ids")
-            sooner = self._sooner[s.game_id] = asyncio.Event()
-            try:
-                while s.ids_dirty and not self.tasks.closing:
-                    wait = s.ids_due - time.monotonic()
-                    if wait > 0:
-                        sooner.clear()
-                        with contextlib.suppress(TimeoutError):
-                            await asyncio.wait_for(sooner.wait(), wait)
-                        continue
-                    try:
-                        await self.write(s)
-                        backoff.ok()
-                    except StorageError as e:
-                        backoff.failed(e)
-                        await backoff.wait()
-            finally:
-                if self._sooner.get(s.game_id) is sooner:
-                    del self._sooner[s.game_id]
-
-        s.ids_task = self.tasks.spawn(s, run(), f"ids:{s.game_id}")
-
-    async def write(self, s: Session) -> None:
-        """Store the message ids now (raises StorageError); clears the pending marks."""
-        urgent = s.ids_urgent
-        s.ids_dirty = s.ids_urgent = False
-        if self._replaced(s):
-            return
-        try:
-            await self.storage.set_message_ids(s.game_id, json.dumps(s.ids))
-        except BaseException:
-            s.ids_dirty = True
-            s.ids_urgent = s.ids_urgent or urgent
-            raise
-
-
 @dataclass
 class Kit:
     """The shared services every room is given (none of them is a room)."""
@@ -494,7 +424,6 @@ class Kit:
     registry: Registry
     people: People
     tasks: Tasks
-    ids: MessageIds
 
     def reply(self, chat_id: int, text: str, keyboard: R.Keyboard = (), *,
               thread: int | None = None) -> None:

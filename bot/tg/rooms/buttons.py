@@ -19,8 +19,9 @@ from bot.tg.rooms.hints import HintsRoom
 from bot.tg.rooms.keepers import KeepersRoom
 from bot.tg.rooms.lobby import LobbyRoom
 from bot.tg.rooms.media import MediaRoom
+from bot.tg.rooms.owner import TableOwner
 from bot.tg.rooms.restore import RestoreRoom
-from bot.tg.rooms.session import Answer, LobbyCopy, Reply, Session, UserRef, Where
+from bot.tg.rooms.session import Answer, Reply, Session, UserRef, Where
 from bot.tg.rooms.table import TableRoom
 from bot.tg.view import callbacks as cb
 from storage import StatusConflict, StorageError, VersionConflict
@@ -31,9 +32,11 @@ log = logging.getLogger(__name__)
 class ButtonsRoom:
     """Routes a press to the room of its verb, with the checks every press shares."""
 
-    def __init__(self, kit: Kit, table: TableRoom, lobby: LobbyRoom, restore: RestoreRoom,
-                 hints: HintsRoom, media: MediaRoom, keepers: KeepersRoom) -> None:
+    def __init__(self, kit: Kit, owner: TableOwner, table: TableRoom, lobby: LobbyRoom,
+                 restore: RestoreRoom, hints: HintsRoom, media: MediaRoom,
+                 keepers: KeepersRoom) -> None:
         self.registry = kit.registry
+        self.owner = owner
         self.people = kit.people
         self.clock = kit.config.clock
         self.table = table
@@ -86,16 +89,16 @@ class ButtonsRoom:
             if c.verb in cb.KEEPER_VERBS:  # the keepers' controls (keepers.py)
                 return await self.keepers.press(s, c, user, where)
             if s.status == "lobby":
-                saved = LobbyCopy.of(s)
+                saved = self.owner.copy(s)
                 try:
                     return await self.lobby.lobby_press(s, c, user)
                 except (VersionConflict, StatusConflict):
-                    saved.restore(s)
+                    self.owner.undo(s, saved)
                     await self.lobby.reload_lobby(s)
                     return Answer(t(lang, "popup.stale"))
                 except StorageError as e:
                     log.warning("game %s: a lobby change was not stored: %s", s.game_id, e)
-                    saved.restore(s)
+                    self.owner.undo(s, saved)
                     return Answer(t(lang, "guard.not_saved"), alert=True)
             return await self.table.game_press(s, c, user, reply)
 

@@ -16,10 +16,10 @@ from bot.tg.rooms.base import Kit
 from bot.tg.rooms.keepers import KeepersRoom
 from bot.tg.rooms.lobby import LobbyRoom
 from bot.tg.rooms.membership import MembershipRoom
+from bot.tg.rooms.owner import TableOwner
 from bot.tg.rooms.restore import RestoreRoom
 from bot.tg.rooms.session import (
     ChatRef,
-    LobbyCopy,
     UserRef,
     hand_key,
     lobby_key,
@@ -39,9 +39,11 @@ log = logging.getLogger(__name__)
 class CommandsRoom:
     """What people type (but /stats and /top: ``ratings.py``, /export: ``media.py``)."""
 
-    def __init__(self, kit: Kit, table: TableRoom, lobby: LobbyRoom, restore: RestoreRoom,
-                 membership: MembershipRoom, keepers: KeepersRoom) -> None:
+    def __init__(self, kit: Kit, owner: TableOwner, table: TableRoom, lobby: LobbyRoom,
+                 restore: RestoreRoom, membership: MembershipRoom,
+                 keepers: KeepersRoom) -> None:
         self.kit = kit
+        self.owner = owner
         self.storage = kit.storage
         self.outbox = kit.outbox
         self.registry = kit.registry
@@ -159,13 +161,13 @@ class CommandsRoom:
                 return
             if s.status == "lobby":
                 key = lobby_key(s.game_id)
-                s.ids.pop("lobby", None)
+                self.owner.forget_shown(s, lobby=True)
             elif s.solo:
                 key = hand_key(s.game_id, 0, s.shown_deal)
-                s.ids.get("h", {}).pop("0", None)
+                self.owner.forget_shown(s, hand=0)
             else:
                 key = table_key(s.game_id, s.shown_deal)
-                s.ids.pop("t", None)
+                self.owner.forget_shown(s, table=True)
             old = f"{key}:moved"
             self.outbox.rename(chat.id, key, old)
             if self.outbox.message_id(chat.id, old) is not None:
@@ -223,13 +225,13 @@ class CommandsRoom:
                 self._reply(chat, t(lang, "leave.not_seated"))
                 return
             if s.status == "lobby":
-                saved = LobbyCopy.of(s)
+                saved = self.owner.copy(s)
                 del s.seats[seat]
-                s.note = t(lang, "lobby.left", name=esc(user.name))
+                self.owner.note(s, t(lang, "lobby.left", name=esc(user.name)))
                 try:
                     await self.lobby.saved(s)
                 except StorageError:
-                    saved.restore(s)
+                    self.owner.undo(s, saved)
                     raise
                 return
             if s.status != "playing":
@@ -276,13 +278,12 @@ class CommandsRoom:
                                      quick=round(self.kit.config.quick_turn_timeout)))
                 return
             if s.status == "lobby":
-                saved = LobbyCopy.of(s)
-                s.ids["pace"] = pace
+                saved = self.owner.copy(s)
                 try:
-                    await self.kit.ids.write(s)  # stored before it is confirmed
-                    await self.lobby.saved(s)
+                    await self.owner.change_settings(s, pace=pace)  # stored before it is
+                    await self.lobby.saved(s)  # confirmed
                 except StorageError:
-                    saved.restore(s)
+                    self.owner.undo(s, saved)
                     raise
             else:
                 await self.table.set_pace(s, pace, user.id)

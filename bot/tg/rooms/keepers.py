@@ -21,25 +21,20 @@ clear refusal.
 
 from __future__ import annotations
 
-import json
 import logging
 
 from bot.i18n import Lang, esc, t
 from bot.tg.model import (
     KEEPER,
-    SeatInfo,
-    control_event,
     deal_number,
-    seats_json,
-    sit_record,
-    snapshot,
 )
 from bot.tg.rooms.base import Kit
+from bot.tg.rooms.events import SeatChanged
 from bot.tg.rooms.lobby import LobbyRoom
+from bot.tg.rooms.owner import TableOwner
 from bot.tg.rooms.session import (
     Answer,
     ChatRef,
-    LobbyCopy,
     Session,
     UserRef,
     Where,
@@ -63,8 +58,9 @@ def request_key(game_id: int, user_id: int) -> str:
 class KeepersRoom:
     """The keepers' controls of tables and lobbies (buttons and /auto, /sit, /kick)."""
 
-    def __init__(self, kit: Kit, table: TableRoom, lobby: LobbyRoom) -> None:
+    def __init__(self, kit: Kit, owner: TableOwner, table: TableRoom, lobby: LobbyRoom) -> None:
         self.kit = kit
+        self.owner = owner
         self.storage = kit.storage
         self.outbox = kit.outbox
         self.config = kit.config
@@ -295,37 +291,25 @@ class KeepersRoom:
     async def sit(self, s: Session, seat: int, user_id: int, name: str,
                   keeper: tuple[int, str]) -> None:
         """``user_id`` takes the computer's seat ``seat`` for the rest of the game (stored
-        first; the caller holds the lock and checked that they may)."""
-        st = s.state
-        assert st is not None
-        record = sit_record(seat, user_id, name, keeper)
-        old = s.seats[seat]
-        s.seats[seat] = SeatInfo("human", user_id, name, "")
-        try:
-            await self.storage.append_action(s.game_id, s.store_version, record, snapshot(st),
-                                             deadline=self.table.deadline(s, st))
-        except BaseException:
-            s.seats[seat] = old
-            raise
-        s.store_version += 1
-        try:  # the game's seats too (the rematch, the ratings, /score); the record is the
-            await self.storage.set_seats(s.game_id, seats_json(s.seats))  # truth: a restart
-        except StorageError as e:  # stores them again if this fails
-            log.warning("game %s: the seats were not stored (%s); the record has them",
-                        s.game_id, e)
+        first by the owner; the caller holds the lock and checked that they may); shown by
+        ``seat_changed`` here, then the table's."""
+        await self.owner.sit(s, seat, user_id, name, keeper)
+
+    def seat_changed(self, e: SeatChanged) -> None:
+        """A seat changed hands (``SeatChanged``): a latecomer who sat down gets the line
+        first, then the hand below it (the table's ``seat_changed`` follows)."""
+        if e.change != "sit" or e.keeper is None:
+            return
+        s, seat = e.session, e.seat
+        user_id = s.seats[seat].user_id
         self.asked.discard((s.game_id, user_id))
-        ev = control_event(json.loads(record))
-        if ev is not None:
-            s.events.setdefault(deal_number(st), []).append(ev)
         if s.keepers_menu:
             self._menu(s, "", Where(s.chat_id))
         s.reminded.discard(seat)
         s.timeouts.pop(seat, None)
-        plang = self.people.lang_for_user(user_id)  # the line first, then the hand below it
+        plang = self.people.lang_for_user(user_id)
         self.kit.reply(user_id, t(plang, "keepers.private_sat", title=esc(s.title or "—"),
-                                  keeper=esc(keeper[1])))
-        self.table.refresh(s)  # the hand comes to the latecomer's private chat
-        self.table.schedule(s)  # their move: the timer; the computer stops for this seat
+                                  keeper=esc(e.keeper[1])))
 
     async def stop(self, s: Session, keeper: tuple[int, str]) -> None:
         await self.table.stop(s)
@@ -335,15 +319,16 @@ class KeepersRoom:
     async def remove(self, s: Session, seat: int, keeper: tuple[int, str]) -> None:
         """A person leaves the lobby by a keeper's decision (stored as the lobby's seats);
         they get one short private line."""
-        saved = LobbyCopy.of(s)
+        saved = self.owner.copy(s)
         who = s.seats[seat]
         del s.seats[seat]
         s.page = ""
-        s.note = t(s.lang, "keepers.removed_note", name=esc(who.name), keeper=esc(keeper[1]))
+        self.owner.note(s, t(s.lang, "keepers.removed_note", name=esc(who.name),
+                             keeper=esc(keeper[1])))
         try:
             answer = await self.lobby.saved(s)
         except StorageError:
-            saved.restore(s)
+            self.owner.undo(s, saved)
             raise
         if answer.text:  # stale: the lobby was reloaded
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 from typing import Any
@@ -22,25 +23,23 @@ from bot.i18n import Lang, esc, norm_lang, t
 from bot.tg.model import (
     PACES,
     SeatInfo,
-    deal_number,
     seats_from_json,
     seats_json,
-    sheet_row,
-    snapshot,
 )
 from bot.tg.rooms.base import Kit
+from bot.tg.rooms.events import GameOver, GameStarted
+from bot.tg.rooms.owner import TableOwner
 from bot.tg.rooms.session import (
-    EDIT_SAVE,
     Answer,
     ChatKind,
     ChatRef,
     Session,
+    Settings,
     UserRef,
     Where,
     lobby_key,
-    table_key,
+    read_table_json,
 )
-from bot.tg.rooms.table import TableRoom
 from bot.tg.view import callbacks as cb
 from bot.tg.view import render as R
 from storage import (
@@ -56,19 +55,18 @@ log = logging.getLogger(__name__)
 class LobbyRoom:
     """Lobbies, the start of a game, its final sheet and what follows it (rematch)."""
 
-    def __init__(self, kit: Kit, table: TableRoom) -> None:
+    def __init__(self, kit: Kit, owner: TableOwner) -> None:
         self.kit = kit
         self.storage = kit.storage
         self.outbox = kit.outbox
         self.config = kit.config
         self.registry = kit.registry
         self.people = kit.people
-        self.ids = kit.ids
-        self.table = table
+        self.owner = owner
 
     def lobby_info(self, s: Session) -> R.LobbyInfo:
         return R.LobbyInfo(s.game_id, s.lobby_rev, s.rules, s.labels(), s.level, s.note, s.page,
-                           s.forced, bool(s.ids.get("hints", False)), s.pace,
+                           s.forced, s.settings.hints, s.pace,
                            webapp=self.config.webapp_url if s.solo else "",
                            link="" if s.solo else self.config.table_link(s.game_id))
 
@@ -78,14 +76,7 @@ class LobbyRoom:
             else R.render_lobby(s.lang, info)
 
         def sent(mid: int, digest: str, new: bool) -> None:
-            if s.ids.get("lobby") != mid:
-                s.ids["lobby"] = mid
-                s.ids["ld"] = digest  # what it shows (no edit repeated after a restart)
-                s.ids_urgent = True
-                self.ids.save(s, 0.0)
-            elif s.ids.get("ld") != digest and s.status == "lobby":
-                s.ids["ld"] = digest
-                self.ids.save(s, 0.0 if self.kit.coord.shared else EDIT_SAVE)
+            self.owner.lobby_shown(s, mid, digest)
 
         self.outbox.put(s.chat_id, lobby_key(s.game_id), content, on_sent=sent,
                         thread=s.thread_id)
@@ -120,12 +111,10 @@ class LobbyRoom:
             raise RuntimeError("no free lobby code")
         game = await self.storage.get_game(gid)
         assert game is not None
+        note = "" if seats else t(lang, "lobby.creator_not_started", name=esc(user.name))
         s = Session(gid, chat.id, chat.kind, lang, user.id, "lobby", rules, game.seed, seats,
                     lobby_rev=game.lobby_rev, lobby_code=code, level=self.config.computer_level,
-                    title=chat.title, thread_id=chat.thread_id)
-        if not seats:
-            s.note = t(lang, "lobby.creator_not_started", name=esc(user.name))
-        s.ids = {"level": s.level, "title": chat.title}
+                    title=chat.title, thread_id=chat.thread_id, note=note)
         self.registry.register(s)
         self.show_lobby(s)
 
@@ -144,24 +133,22 @@ class LobbyRoom:
         assert game is not None
         s = Session(gid, chat.id, "private", lang, user.id, "lobby", rules, game.seed, seats,
                     lobby_rev=game.lobby_rev, level=level)
-        s.ids = {"level": level}
         self.registry.register(s)
         self.show_lobby(s)
 
     async def solo(self, chat: ChatRef, user: UserRef, lang: Lang, rules: Rules) -> None:
-        s = Session(0, chat.id, "private", lang, user.id, "lobby", rules, self.config.seed(),
-                    [SeatInfo("human", user.id, user.name, "")], level=self.config.computer_level)
-        while len(s.seats) < rules.players:
-            s.seats.append(SeatInfo("computer", 0, self.kit.computer_name(s), s.level))
+        seed, level = self.config.seed(), self.config.computer_level
+        draft = Session(0, chat.id, "private", lang, user.id, "lobby", rules, seed,
+                        [SeatInfo("human", user.id, user.name, "")], level=level)
+        while len(draft.seats) < rules.players:
+            draft.seats.append(SeatInfo("computer", 0, self.kit.computer_name(draft), level))
         try:
             gid = await self.storage.create_game(chat.id, user.id, rules=rules.model_dump_json(),
-                                                 seed=s.seed, seats=seats_json(s.seats))
+                                                 seed=seed, seats=seats_json(draft.seats))
         except ActiveGameConflict:
             self.kit.reply(chat.id, t(lang, "newgame.exists"))
             return
-        s.game_id = gid
-        s.ids = {"level": s.level}
-        await self.start(s)
+        await self.start(dataclasses.replace(draft, game_id=gid))
 
     async def lobby_press(self, s: Session, c: cb.Callback, user: UserRef) -> Answer:
         lang = s.lang
@@ -175,7 +162,7 @@ class LobbyRoom:
             if seat < 0:
                 return Answer(t(lang, "popup.not_seated"))
             del s.seats[seat]
-            s.note = t(lang, "lobby.left", name=esc(user.name))
+            self.owner.note(s, t(lang, "lobby.left", name=esc(user.name)))
             return await self.saved(s)
         manager = await self.people.may_manage(s, user)
         if verb == cb.MENU:
@@ -196,42 +183,36 @@ class LobbyRoom:
             if len(s.seats) >= s.rules.players:
                 return Answer(t(lang, "popup.table_full"))
             s.seats.append(SeatInfo("computer", 0, self.kit.computer_name(s), s.level))
-            s.note = ""
+            self.owner.note(s, "")
             return await self.saved(s)
         if verb == cb.DROP_AI:
             for i in range(len(s.seats) - 1, -1, -1):
                 if s.seats[i].computer:
                     del s.seats[i]
-                    s.note = ""
+                    self.owner.note(s, "")
                     return await self.saved(s)
             return Answer(t(lang, "popup.no_computer"))
         if verb == cb.LEVEL:
             if c.arg not in R.LEVELS:
                 return Answer(t(lang, "popup.unknown"))
-            s.level = c.arg
-            for place in s.seats:
-                if place.computer:
-                    place.level = c.arg
-            s.ids["level"] = c.arg
-            self.ids.save(s)
+            self.owner.set_level(s, c.arg)
             if s.solo and s.page == "q":  # the solo setup's last question: the game begins
                 return await self.lobby_press(s, cb.Callback(c.game_id, c.version, cb.START, ""),
                                               user)
             return await self.saved(s)
-        if verb == cb.FORCED:  # a table setting (not a rule): kept with the message ids
-            s.ids["forced"] = c.arg == "1"
-            await self.ids.write(s)  # stored before the press is answered (a kill after
-            return await self.saved(s)  # the answer must not lose it)
-        if verb == cb.HINTS:  # a table setting too: 💡 on the hand messages
-            s.ids["hints"] = c.arg == "1"
-            await self.ids.write(s)  # stored before the press is answered (a kill after
-            return await self.saved(s)  # the answer must not lose it)
-        if verb == cb.PACE:  # a table setting too: the turn's time (model.PACES)
+        # table settings (not rules), kept with the message ids: stored before the press is
+        # answered (a kill after the answer must not lose them)
+        if verb == cb.FORCED:
+            await self.owner.change_settings(s, forced=c.arg == "1")
+            return await self.saved(s)
+        if verb == cb.HINTS:  # 💡 on the hand messages
+            await self.owner.change_settings(s, hints=c.arg == "1")
+            return await self.saved(s)
+        if verb == cb.PACE:  # the turn's time (model.PACES)
             if c.arg not in PACES or s.solo:
                 return Answer(t(lang, "popup.unknown"))
-            s.ids["pace"] = c.arg
-            await self.ids.write(s)  # stored before the press is answered (a kill after
-            return await self.saved(s)  # the answer must not lose it)
+            await self.owner.change_settings(s, pace=c.arg)
+            return await self.saved(s)
         if verb == cb.PLAYERS:
             if s.solo:  # the solo setup asks one question a message: the level next
                 s.page = "q"
@@ -257,7 +238,7 @@ class LobbyRoom:
             await self.start(s)
             return Answer()
         if verb == cb.CANCEL:
-            await self.storage.cancel_lobby(s.game_id)
+            await self.owner.end_lobby(s, "cancel")
             self.close_lobby(s, "lobby.cancelled")
             return Answer()
         return Answer(t(lang, "popup.unknown"))
@@ -272,17 +253,15 @@ class LobbyRoom:
         if row is None or not row.started or row.blocked:
             return Answer(url=f"https://t.me/{self.config.bot_username}?start=join_{s.lobby_code}")
         s.seats.append(SeatInfo("human", user.id, user.name, ""))
-        s.note = t(lang, "lobby.joined", name=esc(user.name))
+        self.owner.note(s, t(lang, "lobby.joined", name=esc(user.name)))
         return await self.saved(s)
 
     async def saved(self, s: Session) -> Answer:
         try:
-            s.lobby_rev = await self.storage.update_lobby(
-                s.game_id, s.lobby_rev, seats=seats_json(s.seats), rules=s.rules.model_dump_json())
+            await self.owner.save_lobby(s)
         except (VersionConflict, StatusConflict):
             await self.reload_lobby(s)
             return Answer(t(s.lang, "popup.stale"))
-        s.touched = self.config.clock()
         self.show_lobby(s)
         return Answer()
 
@@ -291,9 +270,7 @@ class LobbyRoom:
         if game is None or game.status != "lobby":
             self.registry.unregister(s)
             return
-        s.seats = seats_from_json(game.seats)
-        s.rules = rules_from_dict(json.loads(game.rules))
-        s.lobby_rev = game.lobby_rev
+        self.owner.reload_lobby(s, game)
         self.show_lobby(s)
 
     async def _change_rules(self, s: Session, rid: str, value: Any) -> Answer:
@@ -309,7 +286,7 @@ class LobbyRoom:
         if len(s.seats) > rules.players:
             return Answer(t(s.lang, "popup.too_many_seated"))
         s.rules = rules
-        s.note = ""
+        self.owner.note(s, "")
         return await self.saved(s)
 
     async def join_by_code(self, user: UserRef, code: str) -> None:
@@ -331,38 +308,23 @@ class LobbyRoom:
             self.kit.reply(user.id, t(lang, "join.done", title=esc(s.title or "—")))
 
     async def start(self, s: Session) -> None:
-        state = new_game(s.rules, s.seed)
-        deadline = self.table.deadline(s, state)
-        await self.storage.start_game(s.game_id, s.lobby_rev, snapshot=snapshot(state),
-                                      deadline=deadline, seats=seats_json(s.seats),
-                                      rules=s.rules.model_dump_json())
+        """The lobby becomes a game: stored and shown by the owner's ``GameStarted``
+        (``started`` here, then the table's)."""
+        await self.owner.start(s, new_game(s.rules, s.seed))
         with contextlib.suppress(StorageError):
             await self.storage.set_default_rules(s.chat_id, s.rules.model_dump_json())
-        s.lobby_rev += 1
-        s.status = "playing"
-        s.state = state
-        s.page = ""
-        self.registry.register(s)
-        s.ids.pop("ld", None)
-        if not s.solo:
-            self.outbox.rename(s.chat_id, lobby_key(s.game_id), table_key(s.game_id, 1))
-            if "lobby" in s.ids:  # the lobby message is the table now (stored at once: a
-                s.ids["t"] = [deal_number(state), s.ids.pop("lobby")]  # restart edits it)
-                try:  # (before the table shows: a kill right after must not post another)
-                    await self.ids.write(s)
-                except StorageError:
-                    self.ids.save(s, 0.0)
-        elif "lobby" in s.ids:  # the solo setup message keeps what was chosen, no buttons
-            s.ids.pop("lobby")
+
+    def started(self, e: GameStarted) -> None:
+        """A game began (``GameStarted``): a solo setup message keeps what was chosen,
+        without buttons."""
+        s = e.session
+        if s.solo and self.owner.forget_lobby(s) is not None:
             self.outbox.put(s.chat_id, lobby_key(s.game_id),
                             R.render_solo_started(s.lang, self.lobby_info(s)), final=True)
-        self.table.refresh(s)
-        self.table.schedule(s)
 
     def close_lobby(self, s: Session, text_key: str | None) -> None:
         """Forget a lobby whose end is stored (cancelled, expired, the bot removed); its
         message says ``text_key`` (None: nothing more is sent)."""
-        s.status = "stopped"
         self.registry.unregister(s)
         if text_key is not None:
             self.outbox.put(s.chat_id, lobby_key(s.game_id), R.Rendered(t(s.lang, text_key)),
@@ -370,17 +332,15 @@ class LobbyRoom:
 
     # ================================================================== the end of a game
 
-    def final_sheet(self, s: Session) -> list[dict[str, Any]]:
-        """The end of a game (``TableHooks.game_over``): the final score sheet with "Rematch"
-        and "New table" buttons, in the game's chat (a group, or the private chat of a solo
-        game).  Returns its rows (the media room draws them)."""
+    def final_sheet(self, e: GameOver) -> None:
+        """The end of a game (``GameOver``): the final score sheet with "Rematch" and "New
+        table" buttons, in the game's chat (a group, or the private chat of a solo game)."""
+        s = e.session
         st = s.state
         assert st is not None
-        rows = [sheet_row(h) for h in st.history]
-        self.kit.reply(s.chat_id, R.render_game_end(s.lang, s.game_id, rows, s.labels(),
-                                                    st.winner),
+        self.kit.reply(s.chat_id, R.render_game_end(s.lang, s.game_id, list(e.rows),
+                                                    s.labels(), st.winner),
                        R.end_keyboard(s.lang, s.game_id), thread=s.thread_id)
-        return rows
 
     async def end_press(self, c: cb.Callback, user: UserRef, where: Where) -> Answer:
         """"Rematch" (the same seats and rules, the next dealer) or "New table" pressed on
@@ -413,9 +373,8 @@ class LobbyRoom:
                     row = await self.storage.get_user(x.user_id)
                     if row is None or not row.started or row.blocked:
                         seats[i] = SeatInfo("computer", 0, x.name, self.config.computer_level)
-            ids = json.loads(game.message_ids or "{}")
-            level = str(ids.get("level", self.config.computer_level)) if isinstance(ids, dict) \
-                else self.config.computer_level
+            stored = read_table_json(game.message_ids)
+            level = stored.level or self.config.computer_level
             seed = self._next_dealer_seed(rules, game.seed)
             gid = await self.storage.create_game(
                 chat_id, user.id, rules=rules.model_dump_json(), seed=seed,
@@ -424,12 +383,9 @@ class LobbyRoom:
             created = await self.storage.get_game(gid)
             assert created is not None
             s = Session(gid, chat_id, kind, clang, user.id, "lobby", rules, seed, seats,
-                        lobby_rev=created.lobby_rev, level=level,
-                        title=str(ids.get("title", "")) if isinstance(ids, dict) else "",
-                        thread_id=thread)
-            s.ids = {"level": level, "title": s.title}
-            if isinstance(ids, dict) and ids.get("pace") in PACES:  # the rematch's pace too
-                s.ids["pace"] = ids["pace"]
+                        lobby_rev=created.lobby_rev, level=level, title=stored.title,
+                        thread_id=thread,  # (the rematch's pace too)
+                        settings=Settings(pace=stored.settings.pace))
             self.registry.register(s)
             await self.start(s)
         return Answer()

@@ -71,7 +71,6 @@ class MediaRoom:
         self.kit = kit
         self.storage = kit.storage
         self.outbox = kit.outbox
-        self.bot = kit.bot
         self.people = kit.people
         self.tasks = kit.tasks
         self.membership = membership
@@ -104,7 +103,8 @@ class MediaRoom:
         return Answer()
 
     def pictures_after_end(self, s: Session, rows: list[dict[str, Any]]) -> None:
-        """The end of a game (``TableHooks.game_over``): its pictures after the final sheet."""
+        """The end of a game (``GameOver``, wired in service.py): its pictures after the final
+        sheet."""
         if self.end_pictures and rows and not self.tasks.closing:
             self._draw(s.chat_id, s.game_id, s.lang, [x.name for x in s.seats], rows,
                        s.thread_id)
@@ -160,7 +160,7 @@ class MediaRoom:
             self.kit.reply(chat.id, t(lang, "export.too_big"))
             return
         try:
-            file = await self.bot.get_file(file_id)
+            file = await self.outbox.file(file_id)
             if file.file_size is not None and file.file_size > MAX_RECORD_BYTES:
                 self.kit.reply(chat.id, t(lang, "export.too_big"))
                 return

@@ -8,7 +8,7 @@ topic (what changes meanwhile waits there, coalesced).  It is noticed either way
 ``forum_topic_closed`` service message, or the outbox's 400 TOPIC_CLOSED (``on_topic_closed``).
 ``forum_topic_reopened`` (or ``/table`` in the topic: one more try) resumes it: the waiting
 messages go out, the table is shown, the turn's time starts again.  The pause is kept with
-the message ids (``ids["paused"]``), so a restarted bot keeps the table paused until the
+the table's settings (``Settings.paused``), so a restarted bot keeps the table paused until the
 topic is reopened (Telegram delivers that update after the restart too).  A deleted topic
 (the outbox's "message thread not found", ``on_topic_gone``) ends its table as an idle game
 ends (status ``expired``, reason ``topic_deleted``, record and results kept) and tells the
@@ -17,12 +17,12 @@ players in private."""
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 
 from bot.i18n import esc, t
 from bot.tg.rooms.base import Kit
 from bot.tg.rooms.lobby import LobbyRoom
+from bot.tg.rooms.owner import TableOwner
 from bot.tg.rooms.session import ChatRef, Place, Session, UserRef
 from bot.tg.rooms.table import TableRoom
 from storage import (
@@ -37,22 +37,18 @@ log = logging.getLogger(__name__)
 
 class MembershipRoom:
     """Who may be written to, and where the bot is.  The outbox tells it of a 403 (blocked),
-    a kicked bot and a migrated group through its three callbacks, set here."""
+    a kicked bot, a migrated group and closed or deleted topics through its signals, wired
+    in ``service.py``."""
 
-    def __init__(self, kit: Kit, table: TableRoom, lobby: LobbyRoom) -> None:
+    def __init__(self, kit: Kit, owner: TableOwner, table: TableRoom, lobby: LobbyRoom) -> None:
         self.kit = kit
         self.storage = kit.storage
         self.outbox = kit.outbox
         self.registry = kit.registry
         self.people = kit.people
-        self.ids = kit.ids
+        self.owner = owner
         self.table = table
         self.lobby = lobby
-        self.outbox.on_forbidden = self.user_blocked
-        self.outbox.on_kicked = self.bot_kicked
-        self.outbox.on_migrated = self.migrate
-        self.outbox.on_topic_closed = self.topic_closed
-        self.outbox.on_topic_gone = self.topic_gone
 
     async def user_blocked(self, user_id: int) -> None:
         """The user blocked the bot (a 403, or my_chat_member): a computer plays for them."""
@@ -67,7 +63,7 @@ class MembershipRoom:
                 if s.status == "lobby":
                     if s.seat_of(user_id) >= 0:
                         del s.seats[s.seat_of(user_id)]
-                        s.note = ""
+                        self.owner.note(s, "")
                         await self.lobby.saved(s)
                 elif s.status == "playing" and not s.solo:
                     try:
@@ -115,8 +111,7 @@ class MembershipRoom:
         async with self.registry.chat_lock(chat_id):
             for s in self.registry.sessions_of_chat(chat_id):
                 if s.status == "lobby":
-                    with contextlib.suppress(StatusConflict):
-                        await self.storage.cancel_lobby(s.game_id)
+                    await self.owner.end_lobby(s, "kicked")
                     self.lobby.close_lobby(s, None)
                 else:
                     await self.table.stop(s)
@@ -134,13 +129,11 @@ class MembershipRoom:
             if moved:
                 self.outbox.migrate(old, new)
             for s in moved:
+                self.owner.moved(s)
                 if s.status == "lobby":
-                    s.ids.pop("lobby", None)
                     self.lobby.show_lobby(s)
                 else:
-                    s.ids.pop("t", None)
                     self.table.refresh(s)
-                self.ids.save(s)
 
     # ------------------------------------------------------------------ forum topics
 
@@ -152,9 +145,7 @@ class MembershipRoom:
         if s is not None and not s.paused:
             log.info("game %s: topic %s of chat %s closed; paused", s.game_id, thread_id,
                      chat_id)
-            s.paused = True
-            s.ids["paused"] = True
-            self.ids.save(s, 0.0)
+            self.owner.set_paused(s, True)
 
     async def topic_reopened(self, chat_id: int, thread_id: int | None) -> None:
         """A topic was opened again: what waits for it is sent, its table goes on."""
@@ -169,10 +160,8 @@ class MembershipRoom:
         """The table of a paused topic goes on (the caller holds the chat's lock): shown
         again, its computers and turn timer re-armed (the turn's time starts anew)."""
         was = s.paused
-        s.paused = False
+        self.owner.set_paused(s, False)
         self.outbox.resume(s.chat_id, s.thread_id)
-        if s.ids.pop("paused", None) is not None:
-            self.ids.save(s, 0.0)
         if s.status == "lobby":
             self.lobby.show_lobby(s)
         elif s.status == "playing":
@@ -193,16 +182,11 @@ class MembershipRoom:
                 return
             try:
                 if s.status == "lobby":
-                    await self.storage.expire_game(s.game_id, reason="topic_deleted",
-                                                   expected_lobby_rev=s.lobby_rev)
+                    await self.owner.end_lobby(s, "topic_deleted")
                     self.lobby.close_lobby(s, None)
                 elif s.status == "playing" and s.state is not None:
-                    await self.storage.expire_game(
-                        s.game_id, reason="topic_deleted", expected_version=s.store_version,
-                        totals=json.dumps(list(s.state.totals)))
-                    s.status = "stopped"
-                    self.table.refresh(s)  # the hands say the game ended
-                    self.registry.unregister(s)
+                    # (the owner's ``GameStopped``: the hands say the game ended)
+                    await self.owner.expire(s, "topic_deleted")
                 else:
                     return
             except (StatusConflict, VersionConflict) as e:

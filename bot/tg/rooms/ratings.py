@@ -1,6 +1,6 @@
 """Players' records and ratings: counting a finished game, /stats and /top.
 
-``RatingsRoom``: the end of a game (``TableHooks.game_over``) calls ``record_later``, the
+``RatingsRoom``: the end of a game (the owner's ``GameOver``) calls ``record_later``, the
 restore room ``record_unrated`` at start-up, the handlers ``show_stats`` and ``show_top``.
 
 Who is who: a person's seat is the player ``u:<user_id>`` (also when the computer finished

@@ -56,6 +56,7 @@ from bot.tg.model import (
 )
 from bot.tg.rooms.base import Kept, Kit
 from bot.tg.rooms.lobby import LobbyRoom
+from bot.tg.rooms.owner import TableOwner
 from bot.tg.rooms.ratings import RatingsRoom
 from bot.tg.rooms.session import (
     WAKE_LEAD,
@@ -65,6 +66,7 @@ from bot.tg.rooms.session import (
     Session,
     hand_key,
     lobby_key,
+    read_table_json,
     reminder_key,
     table_key,
 )
@@ -83,7 +85,7 @@ class RestoreRoom:
     """Start-up, shutdown and expiry.  Owns its three background loops (the restore, the
     sweeper, the leases) and the ``restored`` event; the pending games are the registry's."""
 
-    def __init__(self, kit: Kit, table: TableRoom, lobby: LobbyRoom,
+    def __init__(self, kit: Kit, owner: TableOwner, table: TableRoom, lobby: LobbyRoom,
                  ratings: RatingsRoom) -> None:
         self.kit = kit
         self.storage = kit.storage
@@ -93,6 +95,7 @@ class RestoreRoom:
         self.registry = kit.registry
         self.people = kit.people
         self.tasks = kit.tasks
+        self.owner = owner
         self.table = table
         self.lobby = lobby
         self.ratings = ratings
@@ -103,14 +106,15 @@ class RestoreRoom:
         self._evictor: asyncio.Task[None] | None = None
         self._wakes: list[tuple[float, int]] = []  # (wake, game id) of evicted games, a heap
         self.evictions = 0  # sessions evicted since the start (metrics, tests)
-        kit.registry.rebuild = self._rebuild_pending
 
     @property
     def background(self) -> tuple[asyncio.Task[None] | None, ...]:
         """The room's own loops: the restore, the sweeper, the leases, the evictor."""
         return self._restorer, self._sweeper, self._coordinator, self._evictor
 
-    async def _rebuild_pending(self, game: Game) -> None:
+    async def rebuild_pending(self, game: Game) -> None:
+        """A pending game rebuilt now (the signal ``Registry.rebuild``, wired in
+        ``service.py``)."""
         await self._restore_pending(game)
 
     async def start(self) -> int:
@@ -343,83 +347,76 @@ class RestoreRoom:
         lang = norm_lang(chat.language if chat else None)
         kind: ChatKind = chat.kind if chat else ("private" if game.chat_id > 0 else "group")
         rules = rules_from_dict(json.loads(game.rules))
-        ids = json.loads(game.message_ids or "{}")
-        if not isinstance(ids, dict):
-            ids = {}
-        s = Session(game.game_id, game.chat_id, kind, lang, game.creator_id, game.status, rules,
-                    game.seed, seats_from_json(game.seats), lobby_rev=game.lobby_rev,
-                    lobby_code=game.lobby_code,
-                    level=str(ids.get("level", self.config.computer_level)),
-                    title=str(ids.get("title", "")), thread_id=game.thread_id)
-        s.ids = ids
-        if ids.get("paused"):  # its topic was closed: it waits for the reopening
-            s.paused = True
-            self.outbox.pause(s.chat_id, s.thread_id)
-        s.touched = game.updated if game.status == "lobby" else \
-            (game.human_moved or game.updated)
+        stored = read_table_json(game.message_ids)
+        ids = stored.messages
+        touched = game.updated if game.status == "lobby" else (game.human_moved or game.updated)
+        page = note = ""
+        timeouts: dict[int, int] = {}
         kept = self.registry.take_kept(game.game_id)
         if kept is not None and kept.version == game.version \
                 and kept.lobby_rev == game.lobby_rev:  # evicted, unchanged since
-            s.touched = kept.touched
-            s.page, s.note = kept.page, kept.note
-            s.timeouts = dict(kept.timeouts)
-        for place in s.seats:
+            touched, page, note, timeouts = kept.touched, kept.page, kept.note, \
+                dict(kept.timeouts)
+        seats = seats_from_json(game.seats)
+        for place in seats:
             if place.kind == "human":
                 row = await self.storage.get_user(place.user_id)
                 if row is not None and row.language is not None:
                     self.people.remember(place.user_id, norm_lang(row.language))
-        if game.status == "lobby":
-            if isinstance(ids.get("lobby"), int):
-                digest = ids.get("ld")
-                self.outbox.known(s.chat_id, lobby_key(s.game_id), ids["lobby"],
-                                  digest if isinstance(digest, str) else None,
+        settings = stored.settings
+        state, events = None, {}
+        rep = None
+        if game.status != "lobby":
+            rep = replay(rules, game.seed, await self.storage.actions(game.game_id))
+            state, events = rep.state, rep.events
+            for seat, (uid, name) in rep.sits.items():  # latecomers in computers' seats
+                seats[seat] = SeatInfo("human", uid, name, "")  # (keepers.py)
+                row = await self.storage.get_user(uid)
+                if row is not None and row.language is not None:
+                    self.people.remember(uid, norm_lang(row.language))
+            if rep.sits and seats_json(seats) != game.seats:  # (stored after the record)
+                with contextlib.suppress(StorageError):
+                    await self.storage.set_seats(game.game_id, seats_json(seats))
+            for seat, why in rep.auto.items():
+                seats[seat].auto = True
+                seats[seat].why = why
+            if rep.pace is not None:  # a keeper changed the pace during the game
+                settings = dataclasses.replace(settings, pace=rep.pace)
+        s = Session(game.game_id, game.chat_id, kind, lang, game.creator_id, game.status, rules,
+                    game.seed, seats, lobby_rev=game.lobby_rev, lobby_code=game.lobby_code,
+                    level=stored.level or self.config.computer_level, title=stored.title,
+                    thread_id=game.thread_id, settings=settings, messages=ids, page=page,
+                    note=note, touched=touched, timeouts=timeouts, state=state,
+                    store_version=game.version if rep is not None else 0, events=events)
+        if s.paused:  # its topic was closed: it waits for the reopening
+            self.outbox.pause(s.chat_id, s.thread_id)
+        if rep is None:
+            if ids.lobby is not None:
+                self.outbox.known(s.chat_id, lobby_key(s.game_id), ids.lobby, ids.lobby_digest,
                                   override=self.coord.shared, thread=s.thread_id)
             self.registry.register(s)
             return
-        records = await self.storage.actions(game.game_id)
-        rep = replay(rules, game.seed, records)
-        s.state = rep.state
-        s.store_version = game.version
-        s.events = rep.events
-        for seat, (uid, name) in rep.sits.items():  # latecomers in computers' seats (keepers.py)
-            s.seats[seat] = SeatInfo("human", uid, name, "")
-            row = await self.storage.get_user(uid)
-            if row is not None and row.language is not None:
-                self.people.remember(uid, norm_lang(row.language))
-        if rep.sits and seats_json(s.seats) != game.seats:  # (stored after the record)
-            with contextlib.suppress(StorageError):
-                await self.storage.set_seats(game.game_id, seats_json(s.seats))
-        for seat, why in rep.auto.items():
-            s.seats[seat].auto = True
-            s.seats[seat].why = why
-        if rep.pace is not None:  # a keeper changed the pace during the game
-            s.ids["pace"] = rep.pace
         cur = deal_number(rep.state)
-        t_ids = ids.get("t")
-        if isinstance(t_ids, list) and len(t_ids) >= 2:
-            digest = t_ids[2] if len(t_ids) > 2 else None
-            self.outbox.known(s.chat_id, table_key(s.game_id, int(t_ids[0])), int(t_ids[1]),
-                              digest, override=self.coord.shared, thread=s.thread_id)
-            if int(t_ids[0]) != cur:
-                s.shown_deal = int(t_ids[0])
-        for seat_s, h in (ids.get("h") or {}).items():
-            if isinstance(h, list) and len(h) >= 2 and int(seat_s) < len(s.seats):
-                digest = h[2] if len(h) > 2 else None
-                uid = s.seats[int(seat_s)].user_id
-                self.outbox.known(uid, hand_key(s.game_id, int(seat_s), int(h[0])), int(h[1]),
-                                  digest, override=self.coord.shared)
-                if int(h[0]) != cur and not s.shown_deal:
-                    s.shown_deal = int(h[0])
+        if ids.table is not None:
+            self.outbox.known(s.chat_id, table_key(s.game_id, ids.table.deal),
+                              ids.table.message_id, ids.table.digest,
+                              override=self.coord.shared, thread=s.thread_id)
+            if ids.table.deal != cur:
+                s.shown_deal = ids.table.deal
+        for seat, h in ids.hands.items():
+            if seat < len(s.seats):
+                self.outbox.known(s.seats[seat].user_id, hand_key(s.game_id, seat, h.deal),
+                                  h.message_id, h.digest, override=self.coord.shared)
+                if h.deal != cur and not s.shown_deal:
+                    s.shown_deal = h.deal
         st = rep.state
-        for seat_s, p in list((ids.get("p") or {}).items()):  # the pings out (table.py)
-            if not (isinstance(p, list) and len(p) >= 3 and seat_s.isdigit()
-                    and int(seat_s) < len(s.seats)):
+        for seat, p in list(ids.pings.items()):  # the pings out (table.py)
+            if seat >= len(s.seats):
                 continue
-            seat = int(seat_s)
-            self.outbox.known(s.seats[seat].user_id, reminder_key(s.game_id, seat), int(p[1]),
-                              None)
+            self.outbox.known(s.seats[seat].user_id, reminder_key(s.game_id, seat),
+                              p.message_id, None)
             s.reminded.add(seat)
-            if p[0] != st.version or st.to_act != seat or st.phase == Phase.GAME_OVER:
+            if p.version != st.version or st.to_act != seat or st.phase == Phase.GAME_OVER:
                 self.table.forget_reminder(s, seat)  # answered before the restart
         self.registry.register(s)
         if rep.state.phase == Phase.GAME_OVER:  # the outcome was stored with the last move
@@ -456,8 +453,7 @@ class RestoreRoom:
         await self.tasks.cancel_all(*self.background)
         await self.outbox.idle(5.0)
         for s in list(self.registry.sessions.values()):
-            with contextlib.suppress(StorageError):
-                await self.storage.set_message_ids(s.game_id, json.dumps(s.ids))
+            await self.owner.flush(s)
         if self.coord.shared:  # the other processes take these games over at once
             with contextlib.suppress(StorageError):
                 await self.coord.release()
@@ -472,11 +468,9 @@ class RestoreRoom:
         if s.lock.locked() or s.busy or s.claiming or s.ids_dirty or s.ids_urgent \
                 or s.merge_timer is not None:
             return False, None
-        out = s.ids.get("p")
-        stored: dict[str, object] = out if isinstance(out, dict) else {}
-        if any(str(seat) not in stored for seat in s.reminded):
+        if any(seat not in s.messages.pings for seat in s.reminded):
             return False, None  # a private line out that only this copy knows (a rebuilt
-            # session knows the pings and reminders stored in ``ids["p"]``)
+            # session knows the pings and reminders stored in ``messages.pings``)
         if s.game_id in self.registry.pending:
             return False, None
         timer = s.timer is not None and not s.timer.done()
@@ -564,11 +558,7 @@ class RestoreRoom:
         """Register an idle game of the start-up as evicted (a stub and its ``Kept``)."""
         wake: float | None = None
         if game.status == "playing" and game.deadline is not None:
-            try:
-                ids = json.loads(game.message_ids or "{}")
-                pace = str(ids.get("pace", "normal")) if isinstance(ids, dict) else "normal"
-            except ValueError:
-                pace = "normal"
+            pace = read_table_json(game.message_ids).settings.pace or "normal"
             # (pings of the turn are not counted: a wake for one already sent is harmless)
             wake = self.table.next_moment(pace, game.deadline, now, 0)
         users = tuple(x.user_id for x in seats_from_json(game.seats) if x.kind == "human")
@@ -676,16 +666,10 @@ class RestoreRoom:
     async def _expire(self, s: Session) -> None:
         """Close an idle lobby or game (status ``expired``, record kept) and say so."""
         if s.status == "lobby":
-            await self.storage.expire_game(s.game_id, expected_lobby_rev=s.lobby_rev)
+            await self.owner.end_lobby(s, "expire")
             self.lobby.close_lobby(s, "guard.expired_lobby")
             return
-        st = s.state
-        assert st is not None
-        await self.storage.expire_game(s.game_id, totals=json.dumps(list(st.totals)),
-                                       expected_version=s.store_version)
-        s.status = "stopped"
-        self.table.refresh(s)
-        self.registry.unregister(s)
+        await self.owner.expire(s)  # (the owner's ``GameStopped``: shown, unregistered)
         self.kit.reply(s.chat_id, t(s.lang, "guard.expired_game"), thread=s.thread_id)
 
     def _prune(self) -> None:

@@ -8,11 +8,14 @@ them" check it):
 | room | module | owns | calls |
 |---|---|---|---|
 | kit | ``base.py`` | sessions, chats, pending games, chat locks, languages, | — |
-| | | admins, background tasks, message-id saving, settings | |
-| table | ``table.py`` | a playing game: moves, its messages, computers, timers | kit |
+| | | admins, background tasks, settings | |
+| owner | ``owner.py`` | every table's fields: record, version, status, typed | kit |
+| | | settings, typed message ids; stores them, publishes | |
+| | | the events (``events.py``) once stored | |
+| table | ``table.py`` | a playing game: moves, its messages, computers, timers | kit, owner |
 | hints | ``hints.py`` | 💡 and 🔍 answers | kit |
 | ratings | ``ratings.py`` | counting finished games, /stats, /top | kit |
-| lobby | ``lobby.py`` | lobbies, the start, the final sheet, rematch | table |
+| lobby | ``lobby.py`` | lobbies, the start, the final sheet, rematch | owner |
 | membership | ``membership.py`` | blocked and returning people, the bot added | table, |
 | | | or removed, migrations, forum topics closed, | lobby |
 | | | reopened or deleted | |
@@ -27,12 +30,24 @@ them" check it):
 | buttons | ``buttons.py`` | a press routed to its room | table, lobby, restore, |
 | | | | hints, media, keepers |
 
-Upward needs are narrow callbacks, wired here and nowhere else: ``TableHooks.game_over``
-(the lobby's final sheet, then the media room's pictures, then the ratings room's count)
-and ``TableHooks.reload`` (the restore room's rebuild); ``Tasks.on_died`` (the table's
-``resume``, set by the table); the outbox's ``on_forbidden``/``on_kicked``/``on_migrated``/
-``on_topic_closed``/``on_topic_gone`` (the membership room's, set by it).  ``handlers.py``
-routes each update to its room.
+(Every room but hints, ratings and media is also handed the table's owner, ``owner.py``:
+the one object that assigns and stores a table's fields.)
+
+Everything upward is wired here and nowhere else (``tests/test_rooms.py`` fails if a room
+or the owner assigns another object's callback or attribute):
+
+* the owner's events (``events.py``), published once stored, to their listeners in this
+  order: ``MovesStored`` → table ``moved``; ``SeatChanged`` → keepers ``seat_changed`` (the
+  latecomer's line), table ``seat_changed``; ``SettingChanged`` → table
+  ``setting_changed``; ``GameStarted`` → lobby ``started`` (the solo setup message), table
+  ``started``; ``GameStopped`` → table ``stopped``; ``GameOver`` → lobby ``final_sheet``,
+  media ``pictures_after_end``, ratings ``record_later``; ``DealOver`` → none yet;
+* the signals: ``TableHooks.reload`` → restore ``reload``; ``Tasks.on_died`` → table
+  ``resume``; ``Registry.rebuild`` → restore ``rebuild_pending``; the outbox's
+  ``on_forbidden``/``on_kicked``/``on_migrated``/``on_topic_closed``/``on_topic_gone`` →
+  membership ``user_blocked``/``bot_kicked``/``migrate``/``topic_closed``/``topic_gone``.
+
+``handlers.py`` routes each update to its room.
 """
 
 from __future__ import annotations
@@ -47,14 +62,24 @@ from bot.engine.rules import rules_from_args
 from bot.tg.io.coord import Coordinator
 from bot.tg.io.outbox import Outbox
 from bot.tg.io.thinking import Thinker
-from bot.tg.rooms.base import Config, Kit, MessageIds, People, Registry, Tasks
+from bot.tg.rooms.base import Config, Kit, People, Registry, Tasks
 from bot.tg.rooms.buttons import ButtonsRoom
 from bot.tg.rooms.commands import CommandsRoom
+from bot.tg.rooms.events import (
+    Bus,
+    GameOver,
+    GameStarted,
+    GameStopped,
+    MovesStored,
+    SeatChanged,
+    SettingChanged,
+)
 from bot.tg.rooms.hints import HintsRoom
 from bot.tg.rooms.keepers import KeepersRoom
 from bot.tg.rooms.lobby import LobbyRoom, fit_rules
 from bot.tg.rooms.media import MediaRoom
 from bot.tg.rooms.membership import MembershipRoom
+from bot.tg.rooms.owner import TableOwner
 from bot.tg.rooms.ratings import RatingsRoom
 from bot.tg.rooms.restore import RestoreRoom
 from bot.tg.rooms.session import (
@@ -148,31 +173,51 @@ class GameService:
         tasks = Tasks(registry)
         # several processes on one database (coord.py); the default owns every game
         self.kit = kit = Kit(storage, outbox, thinker, bot, coord or Coordinator(), config,
-                             registry, People(storage, bot), tasks, MessageIds(storage, tasks))
+                             registry, People(storage, outbox), tasks)
         self._by_chat = GeneralPlaces(registry.by_place)
+        self.events = bus = Bus()
+        self.owner = owner = TableOwner(storage, outbox, kit.coord, config, registry, tasks,
+                                        bus)
         hooks = TableHooks()
-        self.table = TableRoom(kit, hooks)
+        self.table = TableRoom(kit, owner, hooks)
         self.hints = HintsRoom(kit)
         self.ratings = RatingsRoom(kit)
-        self.lobby = LobbyRoom(kit, self.table)
-        self.membership = MembershipRoom(kit, self.table, self.lobby)
-        self.restore = RestoreRoom(kit, self.table, self.lobby, self.ratings)
+        self.lobby = LobbyRoom(kit, owner)
+        self.membership = MembershipRoom(kit, owner, self.table, self.lobby)
+        self.restore = RestoreRoom(kit, owner, self.table, self.lobby, self.ratings)
         self.media = MediaRoom(kit, self.membership)
-        self.keepers = KeepersRoom(kit, self.table, self.lobby)
-        self.commands = CommandsRoom(kit, self.table, self.lobby, self.restore,
+        self.keepers = KeepersRoom(kit, owner, self.table, self.lobby)
+        self.commands = CommandsRoom(kit, owner, self.table, self.lobby, self.restore,
                                      self.membership, self.keepers)
-        self.buttons = ButtonsRoom(kit, self.table, self.lobby, self.restore, self.hints,
-                                   self.media, self.keepers)
-        # the table's upward callbacks (looked up when called, so a room's method can be
-        # replaced in a test)
-        hooks.game_over = self._game_over
-        hooks.reload = lambda s: self.restore.reload(s)
+        self.buttons = ButtonsRoom(kit, owner, self.table, self.lobby, self.restore,
+                                   self.hints, self.media, self.keepers)
+        self._wire(hooks)
 
-    def _game_over(self, s: Session) -> None:
-        """A game ended: the final sheet (lobby), its pictures (media), its count (ratings)."""
-        rows = self.lobby.final_sheet(s)
-        self.media.pictures_after_end(s, rows)
-        self.ratings.record_later(s)
+    def _wire(self, hooks: TableHooks) -> None:
+        """Every listener and signal (the module's text), in the order they are called.
+        Each is looked up when called, so a room's method can be replaced in a test."""
+        bus = self.events
+        bus.subscribe(MovesStored, lambda e: self.table.moved(e))
+        bus.subscribe(SeatChanged, lambda e: self.keepers.seat_changed(e))
+        bus.subscribe(SeatChanged, lambda e: self.table.seat_changed(e))
+        bus.subscribe(SettingChanged, lambda e: self.table.setting_changed(e))
+        bus.subscribe(GameStarted, lambda e: self.lobby.started(e))
+        bus.subscribe(GameStarted, lambda e: self.table.started(e))
+        bus.subscribe(GameStopped, lambda e: self.table.stopped(e))
+        bus.subscribe(GameOver, lambda e: self.lobby.final_sheet(e))
+        bus.subscribe(GameOver, lambda e: self.media.pictures_after_end(e.session,
+                                                                         list(e.rows)))
+        bus.subscribe(GameOver, lambda e: self.ratings.record_later(e.session))
+        hooks.reload = lambda s: self.restore.reload(s)
+        kit = self.kit
+        kit.tasks.on_died = lambda s: self.table.resume(s)
+        kit.registry.rebuild = lambda game: self.restore.rebuild_pending(game)
+        outbox = kit.outbox
+        outbox.on_forbidden = lambda user_id: self.membership.user_blocked(user_id)
+        outbox.on_kicked = lambda chat_id: self.membership.bot_kicked(chat_id)
+        outbox.on_migrated = lambda old, new: self.membership.migrate(old, new)
+        outbox.on_topic_closed = lambda c, t: self.membership.topic_closed(c, t)
+        outbox.on_topic_gone = lambda c, t: self.membership.topic_gone(c, t)
 
     # ---- the shared kit, for the application and the tests
 

@@ -5,7 +5,6 @@ background writes (``Backoff``) and the keys of the outbox's message slots."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import logging
 import unicodedata
@@ -152,6 +151,149 @@ class Reply:
         await self(answer)
 
 
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """A table's settings (not rules), stored with its message ids (``games.message_ids``,
+    the keys of ``table_json``).  Frozen: only the owner (``owner.py``) replaces them."""
+
+    pace: str | None = None  # "pace": quick, normal, unhurried (None: normal; solo: unhurried)
+    forced: bool = True  # "forced": a person's only legal action played at once
+    hints: bool = False  # "hints": 💡 on the hands of a group table
+    pin_ok: bool | None = None  # "pin_ok": may the bot pin here (None: not asked yet)
+    paused: bool = False  # "paused": its forum topic is closed
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A message of a deal and what it shows (``digest``: ``Rendered.digest``; None:
+    unknown), stored as ``[deal, message id, digest]``."""
+
+    deal: int
+    message_id: int
+    digest: str | None = None
+
+    def to_json(self) -> list[Any]:
+        return [self.deal, self.message_id] + ([self.digest] if self.digest else [])
+
+    @staticmethod
+    def from_json(raw: object) -> Shown | None:
+        if not (isinstance(raw, list) and len(raw) >= 2):
+            return None
+        try:
+            digest = raw[2] if len(raw) > 2 and isinstance(raw[2], str) else None
+            return Shown(int(raw[0]), int(raw[1]), digest)
+        except (TypeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    """A person's private line about their turn: the state version of the turn, its
+    message, how many pings of that turn were sent (stored as ``[version, id, pings]``)."""
+
+    version: int
+    message_id: int
+    sent: int
+
+
+@dataclass(slots=True)
+class Messages:
+    """The ids of the messages that show a table (and what they show), stored with its
+    settings.  Changed only by the owner (``owner.py``; ``tests/test_rooms.py`` checks)."""
+
+    lobby: int | None = None  # "lobby": the lobby (or solo setup) message
+    lobby_digest: str | None = None  # "ld": what it shows
+    table: Shown | None = None  # "t": the group's table message of a deal
+    hands: dict[int, Shown] = field(default_factory=dict)  # "h": seat -> its hand message
+    pings: dict[int, Ping] = field(default_factory=dict)  # "p": seat -> the ping out
+    pin: int | None = None  # "pin": the message pinned now
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """What ``games.message_ids`` holds, read (``read_table_json``)."""
+
+    settings: Settings
+    messages: Messages
+    level: str | None
+    title: str
+
+
+def table_json(s: Session) -> str:
+    """A table's settings and message ids as stored (``games.message_ids``): the keys of
+    the string-keyed dict of before (``"level"``, ``"title"``, ``"pace"``, ``"forced"``,
+    ``"hints"``, ``"pin"``, ``"pin_ok"``, ``"paused"``, ``"lobby"``, ``"ld"``, ``"t"``,
+    ``"h"``, ``"p"``), so that records of either version read the other's."""
+    out: dict[str, Any] = {"level": s.level}
+    if s.title:
+        out["title"] = s.title
+    st, m = s.settings, s.messages
+    if st.pace is not None:
+        out["pace"] = st.pace
+    if not st.forced:
+        out["forced"] = False
+    if st.hints:
+        out["hints"] = True
+    if st.pin_ok is not None:
+        out["pin_ok"] = st.pin_ok
+    if st.paused:
+        out["paused"] = True
+    if m.lobby is not None:
+        out["lobby"] = m.lobby
+        if m.lobby_digest is not None:
+            out["ld"] = m.lobby_digest
+    if m.table is not None:
+        out["t"] = m.table.to_json()
+    if m.hands:
+        out["h"] = {str(seat): h.to_json() for seat, h in m.hands.items()}
+    if m.pings:
+        out["p"] = {str(seat): [p.version, p.message_id, p.sent] for seat, p in m.pings.items()}
+    if m.pin is not None:
+        out["pin"] = m.pin
+    return json.dumps(out)
+
+
+def read_table_json(text: str | None) -> Stored:
+    """``games.message_ids`` read back (what ``table_json`` writes, and what earlier
+    versions wrote: anything unknown or malformed is left out)."""
+    try:
+        raw = json.loads(text or "{}")
+    except ValueError:
+        raw = {}
+    d: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    pace = d.get("pace")
+    pin_ok = d.get("pin_ok")
+    settings = Settings(pace=str(pace) if pace in PACES else None,
+                        forced=bool(d.get("forced", True)), hints=bool(d.get("hints", False)),
+                        pin_ok=pin_ok if isinstance(pin_ok, bool) else None,
+                        paused=bool(d.get("paused", False)))
+    m = Messages()
+    lobby = d.get("lobby")
+    if isinstance(lobby, int) and not isinstance(lobby, bool):
+        m.lobby = lobby
+        ld = d.get("ld")
+        m.lobby_digest = ld if isinstance(ld, str) else None
+    m.table = Shown.from_json(d.get("t"))
+    hands = d.get("h")
+    for seat_s, h in (hands.items() if isinstance(hands, dict) else ()):
+        shown = Shown.from_json(h)
+        if shown is not None and str(seat_s).isdigit():
+            m.hands[int(seat_s)] = shown
+    pings = d.get("p")
+    for seat_s, p in (pings.items() if isinstance(pings, dict) else ()):
+        if isinstance(p, list) and len(p) >= 3 and str(seat_s).isdigit():
+            try:
+                m.pings[int(seat_s)] = Ping(int(p[0]), int(p[1]), int(p[2]))
+            except (TypeError, ValueError):
+                continue
+    pin = d.get("pin")
+    m.pin = pin if isinstance(pin, int) and not isinstance(pin, bool) and pin > 0 else None
+    level = d.get("level")
+    return Stored(settings, m, str(level) if level is not None else None,
+                  str(d.get("title") or ""))
+
+
+
 @dataclass(eq=False)
 class Session:
     game_id: int
@@ -172,7 +314,8 @@ class Session:
     state: GameState | None = None
     store_version: int = 0
     events: dict[int, list[Event]] = field(default_factory=dict)
-    ids: dict[str, Any] = field(default_factory=dict)
+    settings: Settings = field(default_factory=lambda: Settings())
+    messages: Messages = field(default_factory=lambda: Messages())
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     driver: asyncio.Task[None] | None = None
     timer: asyncio.Task[None] | None = None
@@ -191,7 +334,6 @@ class Session:
     merge_until: float = 0.0
     merge_timer: asyncio.TimerHandle | None = None
     thread_id: int | None = None  # the forum topic of the table (None: General, no topics)
-    paused: bool = False  # its topic is closed (or refused a message): nothing runs or is sent
     # bounded memory (restore.py, eviction): when an update last touched it (clock()), the
     # deadline its turn timer sleeps towards (None: no timer of known deadline), its live
     # background tasks (``Tasks.spawn``) and the presses being thought about (hints)
@@ -201,11 +343,13 @@ class Session:
     busy: int = 0
     since: float = 0.0  # clock() when the turn now began (``TableRoom.deadline``)
     pressed: dict[int, float] = field(default_factory=dict)  # user id -> clock() of a press
-    # pings of the turn now (seat -> (state version, pings sent)); also in ``ids["p"]``
+    # pings of the turn now (seat -> (state version, pings sent)); also in ``messages.pings``
     pings: dict[int, tuple[int, int]] = field(default_factory=dict)
     keepers_menu: str = ""  # the keepers' menu open on the table: "", "m", "s" (keepers.py)
     # seat -> (state version, page of its hand's buttons: callbacks.PAGE), for that turn only
     hand_pages: dict[int, tuple[int, str]] = field(default_factory=dict)
+    # the table room's last render: (state, info, languages, table, hands) (table.py)
+    rendered: tuple[Any, ...] | None = None
 
     @property
     def place(self) -> Place:
@@ -214,7 +358,12 @@ class Session:
     @property
     def forced(self) -> bool:
         """Play a person's only legal action at once (a table setting, on by default)."""
-        return bool(self.ids.get("forced", True))
+        return self.settings.forced
+
+    @property
+    def paused(self) -> bool:
+        """Its topic is closed (or refused a message): nothing runs or is sent."""
+        return self.settings.paused
 
     @property
     def solo(self) -> bool:
@@ -227,7 +376,7 @@ class Session:
         person: unhurried by nature."""
         if self.solo:
             return UNHURRIED
-        pace = self.ids.get("pace", NORMAL)
+        pace = self.settings.pace
         return pace if pace in PACES else NORMAL
 
     def seat_of(self, user_id: int) -> int:
@@ -268,28 +417,6 @@ class Backoff:
         self.delay = min(self.delay * 2, BACKOFF_MAX)
 
 
-@dataclass(slots=True)
-class LobbyCopy:
-    """What a lobby press may change, to put back when the change could not be stored."""
-
-    seats: list[SeatInfo]
-    rules: Rules
-    level: str
-    note: str
-    page: str
-    ids: dict[str, Any]
-
-    @staticmethod
-    def of(s: Session) -> LobbyCopy:
-        return LobbyCopy([dataclasses.replace(x) for x in s.seats], s.rules, s.level, s.note,
-                          s.page, json.loads(json.dumps(s.ids)))
-
-    def restore(self, s: Session) -> None:
-        s.seats, s.rules, s.level, s.note, s.page = (self.seats, self.rules, self.level,
-                                                     self.note, self.page)
-        s.ids = self.ids
-
-
 def table_key(game_id: int, deal: int) -> str:
     return f"t{game_id}:{deal}"
 
@@ -308,7 +435,7 @@ def lobby_key(game_id: int) -> str:
 
 def hints_allowed(s: Session) -> bool:
     """Solo games always; a group table when it turned hints on (off by default)."""
-    return s.solo or bool(s.ids.get("hints", False))
+    return s.solo or s.settings.hints
 
 
 def message_link(chat_id: int, thread_id: int | None, message_id: int | None) -> str | None:
@@ -324,10 +451,7 @@ def message_link(chat_id: int, thread_id: int | None, message_id: int | None) ->
 
 def shown_message(s: Session) -> int | None:
     """The message of the game's chat that shows it now (the lobby or the table)."""
-    lobby = s.ids.get("lobby")
-    if isinstance(lobby, int):
-        return lobby
-    t_ids = s.ids.get("t")
-    if isinstance(t_ids, list) and len(t_ids) >= 2 and isinstance(t_ids[1], int):
-        return t_ids[1]
-    return None
+    m = s.messages
+    if m.lobby is not None:
+        return m.lobby
+    return m.table.message_id if m.table is not None else None

@@ -10,25 +10,24 @@ through ``_machine_move``; a storage error there is retried with backoff.  The r
 follow a press at once (shown in its edit) go in one transaction (``_replies``,
 ``storage.append_actions``).
 
-The table owns a playing game's state and its messages; it calls no other room.  Its two
-upward needs are the narrow callbacks of ``TableHooks``, set by ``service.py`` once the
-rooms above are built: ``game_over`` (the lobby posts the final sheet, the media room the
-pictures, the ratings room counts the game) and ``reload`` (the restore room rebuilds a game
-whose stored copy is newer than memory's).
+The table room plays a game and shows it; it calls no other room.  What it changes of a
+table it asks the table's owner (``owner.py``) to change and store: the moves
+(``TableOwner.commit``: one write for a press, or for a press's replies), the seats handed
+to the computer and back, the pace, the end.  It shows the table in answer to the owner's
+events, wired in ``service.py``: ``MovesStored`` (``moved``), ``SeatChanged`` and
+``SettingChanged`` (``seat_changed``, ``setting_changed``), ``GameStarted`` (``started``),
+``GameStopped`` (``stopped``).  Its one other upward need is the signal ``TableHooks.reload``
+(the restore room rebuilds a game whose stored copy is newer than memory's), wired there too.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
+import dataclasses
 import logging
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
-
-from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.engine.game import apply, forced_action
 from bot.engine.state import Action, GameState, IllegalAction, Phase
@@ -43,21 +42,22 @@ from bot.tg.model import (
     KEEPER,
     UNHURRIED,
     Event,
-    control_event,
-    control_record,
     deal_number,
     move_events,
-    move_record,
-    pace_record,
     sheet_row,
-    snapshot,
 )
 from bot.tg.rooms.base import Kit
+from bot.tg.rooms.events import (
+    GameStarted,
+    GameStopped,
+    MovesStored,
+    SeatChanged,
+    SettingChanged,
+)
+from bot.tg.rooms.owner import Shows, TableOwner
 from bot.tg.rooms.session import (
     AWAY,
     AWAY_AFTER,
-    EDIT_SAVE,
-    NEW_MESSAGE_SAVE,
     Answer,
     Backoff,
     Reply,
@@ -74,7 +74,6 @@ from bot.tg.view import callbacks as cb
 from bot.tg.view import keepers as K
 from bot.tg.view import render as R
 from storage import (
-    Outcome,
     StatusConflict,
     StorageError,
     VersionConflict,
@@ -91,21 +90,16 @@ async def _no_reload(s: Session) -> None:
 
 @dataclass
 class TableHooks:
-    """The table's upward callbacks (set by ``GameService`` after the rooms are built)."""
+    """The table's upward signal (wired by ``GameService`` after the rooms are built)."""
 
-    game_over: Callable[[Session], None] = lambda s: None
-    """A game just ended (its final move is stored and shown; it is unregistered)."""
     reload: Callable[[Session], Awaitable[None]] = _no_reload
     """Storage disagrees with memory (another process?): rebuild the session."""
-    changed: Callable[[Session], None] = lambda s: None
-    """A move was stored and ``s.state`` is its state (the Mini App's pages follow it:
-    bot/webapp/adapter.py)."""
 
 
 class TableRoom:
     """Moves, the table and hand messages, computer seats and turn timers."""
 
-    def __init__(self, kit: Kit, hooks: TableHooks) -> None:
+    def __init__(self, kit: Kit, owner: TableOwner, hooks: TableHooks) -> None:
         self.storage = kit.storage
         self.outbox = kit.outbox
         self.thinker = kit.thinker
@@ -114,17 +108,15 @@ class TableRoom:
         self.registry = kit.registry
         self.people = kit.people
         self.tasks = kit.tasks
-        self.ids = kit.ids
-        self.bot = kit.bot
+        self.owner = owner
         self.hooks = hooks
-        kit.tasks.on_died = self.resume
 
     def resume(self, s: Session) -> None:
         """A background task of ``s`` died (``Tasks``): its moves and timers re-armed."""
         if self.tasks.closing or not self.registry.live(s):
             return
         if s.ids_dirty:
-            self.ids.save(s)
+            self.owner.save(s)
         self.schedule(s)
 
     def _want_lease(self, s: Session) -> None:
@@ -206,45 +198,25 @@ class TableRoom:
         await self._commit_all(s, [(seat, action, by)])
 
     async def _commit_all(self, s: Session, moves: list[tuple[int, Action, str]]) -> None:
-        """Apply and store moves that follow each other, in ONE transaction (the caller
-        holds ``s.lock``; raises IllegalAction, and nothing is stored).  Several only for the
-        computers' replies shown with a press (``_replies``): a person's press is stored
-        alone, before it is answered."""
+        """Apply moves that follow each other and have the owner store them in ONE write
+        (the caller holds ``s.lock``; raises IllegalAction, and nothing is stored).  Several
+        only for the computers' replies shown with a press (``_replies``): a person's press
+        is stored alone, before it is answered.  What follows is ``moved``'s (the owner's
+        ``MovesStored``, published once stored)."""
         before = s.state
         assert before is not None
         states = [before]
         for seat, action, _ in moves:
             states.append(apply(states[-1], action, seat))
-        after = states[-1]
-        if s.ids_urgent:  # a message sent for the last move: its id is stored first, so a
-            await self.ids.write(s)  # restart after this move never sends it again
-        rows = [(r.number, json.dumps(sheet_row(r)))
-                for r in after.history[len(before.history):]]
-        outcome = None
-        if after.phase == Phase.GAME_OVER:
-            outcome = Outcome(winner_seat=after.winner if after.winner >= 0 else None,
-                              totals=json.dumps(list(after.totals)))
-        texts = [str(action) for _, action, _ in moves]
-        records = [move_record(seat, text, by)
-                   for (seat, _, by), text in zip(moves, texts, strict=True)]
-        human = moves[-1][2] == BY_HUMAN
-        if len(moves) == 1:
-            await self.storage.append_action(
-                s.game_id, s.store_version, records[0], snapshot(after),
-                deadline=self.deadline(s, after), sheet_rows=rows, outcome=outcome,
-                human=human)
-        else:
-            await self.storage.append_actions(
-                s.game_id, s.store_version, records, snapshot(after),
-                deadline=self.deadline(s, after), sheet_rows=rows, outcome=outcome,
-                human=human)
-        s.store_version += len(moves)
-        s.state = after
-        self.hooks.changed(s)
-        if self.coord.shared:  # what follows this move runs here (coord.py)
-            await self.coord.took(s.game_id)
-        for i, ((seat, _, by), text) in enumerate(zip(moves, texts, strict=True)):
-            evs = move_events(states[i], states[i + 1], seat, text, by)
+        await self.owner.commit(s, moves, states, self._shows(s, moves, states))
+
+    async def moved(self, e: MovesStored) -> None:
+        """Moves are stored (``MovesStored``): the table's lines, the reminders, the
+        timeouts, the messages (merged with the replies that follow at once) and what
+        comes next — the computers, the turn timer; the end of the game."""
+        s, moves, states, after = e.session, e.moves, e.states, e.after
+        for i, (seat, action, by) in enumerate(moves):
+            evs = move_events(states[i], states[i + 1], seat, str(action), by)
             if evs:
                 s.events.setdefault(deal_number(states[i]), []).extend(evs)
         seat, _, by = moves[-1]
@@ -264,17 +236,15 @@ class TableRoom:
             s.timeouts.pop(seat, None)
         elif by == BY_TIMEOUT:
             s.timeouts[seat] = s.timeouts.get(seat, 0) + 1
-        if outcome is not None:
-            s.status = "finished"
+        over = after.phase == Phase.GAME_OVER
         if by == BY_HUMAN:  # the computers' replies to this press merge into its edit
             s.merge_until = self.config.clock() + self.config.move_delay
-        if outcome is None and self._replies_follow(s, after):
+        if not over and self._replies_follow(s, after):
             self._refresh_later(s)
         else:
             self.refresh(s)
-        if outcome is not None:
-            self.registry.unregister(s)
-            self.hooks.game_over(s)
+        if over:
+            self.registry.unregister(s)  # (then the owner's ``GameOver``)
         elif by == BY_TIMEOUT and s.timeouts[seat] >= AWAY_AFTER and not s.seats[seat].auto:
             # twice in a row nobody answered: the computer plays on at normal speed until
             # the person presses anything again
@@ -288,8 +258,7 @@ class TableRoom:
             return
         s.reminded.discard(seat)
         s.pings.pop(seat, None)
-        if isinstance(s.ids.get("p"), dict) and s.ids["p"].pop(str(seat), None) is not None:
-            self.ids.save(s, EDIT_SAVE)
+        self.owner.forget_ping(s, seat)
         uid = s.seats[seat].user_id
         key = reminder_key(s.game_id, seat)
         mid = self.outbox.message_id(uid, key)
@@ -298,20 +267,8 @@ class TableRoom:
             self.outbox.delete(uid, mid)
 
     def deadline(self, s: Session, st: GameState) -> float | None:
-        """The stored deadline of the turn that begins now at ``st`` (None: no person's
-        turn, or a solo game).  At a quick or normal table the turn times out then; at an
-        unhurried table, which never times out, it is when the person is first reminded
-        (the turn began ``unhurried_ping_after`` before it), so a rebuilt session re-arms
-        its reminders from storage alone."""
-        seat = st.to_act
-        if s.solo or seat < 0 or st.phase == Phase.GAME_OVER:
-            return None
-        if s.seats[seat].played_by_computer:
-            return None
-        now = self.config.clock()
-        s.since = now
-        timeout = self.config.timeout(s.pace)
-        return now + (timeout if timeout is not None else self.config.unhurried_ping_after)
+        """The stored deadline of the turn that begins now at ``st`` (``owner.deadline``)."""
+        return self.owner.deadline(s, st)
 
     def next_moment(self, pace: str, deadline: float, now: float, pings: int) -> float | None:
         """When the turn timer of a turn whose stored deadline is ``deadline`` next acts
@@ -386,66 +343,82 @@ class TableRoom:
             s.shown_deal = 0
             for seat in list(s.reminded):  # no ping outlives its game
                 self.forget_reminder(s, seat)
-            self._unpin(s)
+            self.owner.unpin(s)
             return
         s.shown_deal = cur
+        table, hands = self._render(s, st, cur)
+        s.rendered = None  # (kept only from the commit that stored it to its refresh)
+        if table is not None:
+            self._put_table(s, cur, table)
+        for seat, content in hands.items():
+            self.put_hand(s, seat, cur, content)
+
+    def _render(self, s: Session, st: GameState, cur: int, lines: tuple[Event, ...] = ()
+                ) -> tuple[R.Rendered | None, dict[int, R.Rendered]]:
+        """The table message and the hands of deal ``cur`` at ``st`` (``lines``: the table's
+        lines of moves not stored yet, ``_commit_all``).  The last render is kept: the one
+        made to store what the messages will show is the one shown."""
         info = self.info(s, cur)
-        if not s.solo:
-            self._put_table(s, cur, R.render_table(s.lang, public_view(st), info))
+        if lines:
+            info = dataclasses.replace(info, events=info.events + lines)
+        langs = tuple(self.people.lang_for_user(who.user_id) if not s.solo else s.lang
+                      for who in s.seats)
+        kept = s.rendered
+        if kept is not None and kept[0] is st and kept[1] == info and kept[2] == langs:
+            return kept[3], kept[4]
+        table = None if s.solo else R.render_table(s.lang, public_view(st), info)
+        hands: dict[int, R.Rendered] = {}
         for seat, who in enumerate(s.seats):
             if who.kind != "human" or (who.auto and who.why in ("leave", "blocked")):
                 continue
-            lang = self.people.lang_for_user(who.user_id) if not s.solo else s.lang
             page = s.hand_pages.get(seat)  # (a page of its buttons, while the turn lasts)
-            self.put_hand(s, seat, cur, R.render_hand(
-                lang, view(st, seat), info, page[1] if page and page[0] == st.version else ""))
+            hands[seat] = R.render_hand(langs[seat], view(st, seat), info,
+                                        page[1] if page and page[0] == st.version else "")
+        s.rendered = (st, info, langs, table, hands)
+        return table, hands
+
+    def _shows(self, s: Session, moves: list[tuple[int, Action, str]],
+               states: list[GameState]) -> Callable[[], Shows] | None:
+        """What the messages will show once these moves are stored, if they are shown at
+        once (not merged with replies still to come, not a new deal, not the end): stored
+        with the moves (``owner.commit``), so that a restart never edits a message to what
+        it shows already.  Rendered when the owner asks (after the turn's deadline is
+        set: an unhurried table shows when the turn began)."""
+        after = states[-1]
+        cur = deal_number(after)
+        if after.phase == Phase.GAME_OVER or s.paused or s.status != "playing" \
+                or s.shown_deal != cur or deal_number(states[0]) != cur:
+            return None
+        merge_until = self.config.clock() + self.config.move_delay \
+            if moves[-1][2] == BY_HUMAN else s.merge_until
+        if after.to_act >= 0 and self.config.clock() < merge_until:
+            seat = after.to_act
+            if s.seats[seat].played_by_computer \
+                    or self._forced_action(s, after, seat) is not None:
+                return None  # (the replies follow: shown with them)
+        lines = tuple(ev for i, (seat, action, by) in enumerate(moves)
+                      for ev in move_events(states[i], states[i + 1], seat, str(action), by))
+
+        def shows() -> Shows:
+            table, hands = self._render(s, after, cur, lines)
+            return Shows(cur, table.digest() if table is not None else None,
+                         {seat: h.digest() for seat, h in hands.items()})
+
+        return shows
 
     def _put_table(self, s: Session, deal: int, content: R.Rendered, final: bool = False) -> None:
         def sent(mid: int, digest: str, new: bool) -> None:
-            s.ids["t"] = [deal, mid, digest]
-            s.ids_urgent = s.ids_urgent or new
-            self.ids.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
-            self._to_live_copy(s, lambda ids: ids.get("t"), deal, mid, digest,
-                               lambda ids: ids.__setitem__("t", [deal, mid, digest]))
-            if not final and s.status == "playing":
-                self._pin(s, mid)
+            self.owner.table_shown(s, deal, mid, digest, new, final)
 
         self.outbox.put(s.chat_id, table_key(s.game_id, deal), content, final=final,
-                        game=s.game_id,
-                        on_sent=sent, thread=s.thread_id)
-
-    def _to_live_copy(self, s: Session, get: Callable[[dict[str, Any]], Any], deal: int,
-                      mid: int, digest: str, put: Callable[[dict[str, Any]], None]) -> None:
-        """A request of an old copy of the game (rebuilt since: several processes) was
-        answered: what that message shows now goes to the live copy, if it knows the same
-        message (its ids are what gets stored; the old copy's are not, ``MessageIds``)."""
-        live = self.registry.get(s.game_id)
-        if live is None or live is s:
-            return
-        known = get(live.ids)
-        if isinstance(known, list) and len(known) >= 2 and known[0] == deal \
-                and known[1] == mid and (len(known) < 3 or known[2] != digest):
-            put(live.ids)
-            self.ids.save(live, self._edit_save())
-
-    def _edit_save(self) -> float:
-        """How late what an edited message shows is stored: soon with several processes
-        (the next process to edit the message compares with it, so that it never repeats
-        an edit the other made: "message is not modified"), within EDIT_SAVE alone (read
-        only after a restart; a clean stop stores it at once)."""
-        return 0.0 if self.coord.shared else EDIT_SAVE
+                        game=s.game_id, on_sent=sent, thread=s.thread_id)
 
     def put_hand(self, s: Session, seat: int, deal: int, content: R.Rendered,
-                  final: bool = False) -> None:
+                 final: bool = False) -> None:
         user_id = s.seats[seat].user_id
 
         def sent(mid: int, digest: str, new: bool) -> None:
-            s.ids.setdefault("h", {})[str(seat)] = [deal, mid, digest]
-            s.ids_urgent = s.ids_urgent or new
-            self.ids.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
-            self._to_live_copy(s, lambda ids: (ids.get("h") or {}).get(str(seat)), deal, mid,
-                               digest, lambda ids: ids.setdefault("h", {}).__setitem__(
-                                   str(seat), [deal, mid, digest]))
+            self.owner.hand_shown(s, seat, deal, mid, digest, new)
 
         self.outbox.put(user_id, hand_key(s.game_id, seat, deal), content, final=final,
                         on_sent=sent, game=s.game_id)
@@ -617,13 +590,13 @@ class TableRoom:
 
     def pings_sent(self, s: Session, seat: int, version: int) -> int:
         """The pings sent for the turn of ``seat`` at ``version`` (kept in memory, and in
-        ``ids["p"]`` for a rebuilt session)."""
+        ``messages.pings`` for a rebuilt session)."""
         mine = s.pings.get(seat)
         if mine is not None and mine[0] == version:
             return mine[1]
-        stored = (s.ids.get("p") or {}).get(str(seat))
-        if isinstance(stored, list) and len(stored) >= 3 and stored[0] == version:
-            return int(stored[2])
+        stored = s.messages.pings.get(seat)
+        if stored is not None and stored.version == version:
+            return stored.sent
         return 0
 
     def _ping(self, s: Session, seat: int, version: int, text: str, n: int) -> None:
@@ -638,11 +611,7 @@ class TableRoom:
         s.pings[seat] = (version, n)
 
         def sent(mid: int, digest: str, new: bool) -> None:
-            if self.registry.live(s) and s.pings.get(seat) == (version, n):
-                s.ids.setdefault("p", {})[str(seat)] = [version, mid, n]
-                self.ids.save(s, NEW_MESSAGE_SAVE if new else EDIT_SAVE)
-            elif new:  # the turn ended while it was on its way: it goes at once
-                self.outbox.delete(uid, mid)
+            self.owner.ping_shown(s, seat, version, n, mid, new)
 
         self.outbox.put(uid, key, R.Rendered(text), on_sent=sent)
 
@@ -749,121 +718,48 @@ class TableRoom:
     async def set_auto(self, s: Session, seat: int, auto: bool, why: str,
                        keeper: tuple[int, str] | None = None) -> None:
         """Hand a seat to the computer (or give it back); the caller holds ``s.lock``.
-        ``keeper``: (id, name) of the keeper who decided it (keepers.py)."""
-        who = s.seats[seat]
-        if who.auto == auto and (not auto or who.why == why):
-            return
-        st = s.state
-        assert st is not None
-        record = control_record(seat, "auto" if auto else "human", why, keeper)
-        was = who.auto, who.why
-        who.auto, who.why = auto, why if auto else ""  # (the deadline follows the change)
-        try:
-            await self.storage.append_action(s.game_id, s.store_version, record,
-                                             snapshot(st), deadline=self.deadline(s, st))
-        except BaseException:
-            who.auto, who.why = was
-            raise
-        s.store_version += 1
-        ev = control_event(json.loads(record))
-        if ev is not None:
-            s.events.setdefault(deal_number(st), []).append(ev)
-        self.refresh(s)
-        self.schedule(s)
+        ``keeper``: (id, name) of the keeper who decided it (keepers.py).  Stored by the
+        owner; shown by ``seat_changed``."""
+        await self.owner.control(s, seat, auto, why, keeper)
+
+    def seat_changed(self, e: SeatChanged) -> None:
+        """A seat changed hands (``SeatChanged``): shown, and the computers or the timer
+        follow."""
+        self.refresh(e.session)
+        self.schedule(e.session)
 
     async def set_pace(self, s: Session, pace: str, user_id: int) -> None:
         """A keeper changed the pace of a playing game (the caller holds ``s.lock``): one
         record line (replayed after a restart), one line on the table; the turn's clock
         starts again at the new pace."""
+        await self.owner.set_pace(s, pace, user_id)
+
+    def setting_changed(self, e: SettingChanged) -> None:
+        """A table setting changed (``SettingChanged``): the pace of a playing game is a
+        line on the table, and its turn's clock starts again."""
+        s = e.session
         st = s.state
-        assert st is not None
-        old = s.ids.get("pace")
-        s.ids["pace"] = pace
-        try:
-            await self.storage.append_action(
-                s.game_id, s.store_version, pace_record(pace, user_id), snapshot(st),
-                deadline=self.deadline(s, st))
-        except BaseException:
-            if old is None:
-                s.ids.pop("pace", None)
-            else:
-                s.ids["pace"] = old
-            raise
-        s.store_version += 1
-        self.ids.save(s, EDIT_SAVE)
-        s.events.setdefault(deal_number(st), []).append(Event("pace", -1, why=pace))
+        if e.name != "pace" or s.status != "playing" or st is None:
+            return
+        s.events.setdefault(deal_number(st), []).append(Event("pace", -1, why=str(e.value)))
         self.refresh(s)
         self.schedule(s)
 
-    def _pin(self, s: Session, mid: int) -> None:
-        """The table's message is pinned silently while the game is on (the one before
-        unpinned), when the bot may pin in the group: asked once a game (getChatMember of
-        the bot: can_pin_messages), the answer kept in ``ids["pin_ok"]``; ``ids["pin"]`` is
-        the message pinned now."""
-        if s.solo or s.paused or s.ids.get("pin_ok") is False or s.ids.get("pin") == mid \
-                or self.tasks.closing:
-            return
+    def started(self, e: GameStarted) -> None:
+        """A game began (``GameStarted``): shown, and its first turn armed."""
+        self.refresh(e.session)
+        self.schedule(e.session)
 
-        async def run() -> None:
-            if s.ids.get("pin_ok") is None:
-                try:
-                    me = await self.bot.get_chat_member(s.chat_id, self.bot.id)
-                except TelegramError as e:  # (asked again with the next table)
-                    log.info("game %s: the bot's rights unknown: %s", s.game_id, e)
-                    return
-                s.ids["pin_ok"] = me.status == "creator" or (
-                    me.status == "administrator" and bool(getattr(me, "can_pin_messages", False)))
-                self.ids.save(s, EDIT_SAVE)
-            if not s.ids.get("pin_ok") or s.status != "playing" or s.ids.get("pin") == mid:
-                return
-            before = s.ids.get("pin")
-            s.ids["pin"] = mid
-            self.ids.save(s, EDIT_SAVE)
-            try:
-                await self.bot.pin_chat_message(s.chat_id, mid, disable_notification=True)
-            except (BadRequest, Forbidden) as e:
-                log.info("game %s: the table is not pinned (%s)", s.game_id, e.message)
-                s.ids["pin_ok"] = False
-                if s.ids.get("pin") == mid:
-                    s.ids["pin"] = before
-                self.ids.save(s, EDIT_SAVE)
-                return
-            except TelegramError as e:  # (a network error: the next table tries again)
-                log.info("game %s: pinning the table failed: %s", s.game_id, e)
-                return
-            if s.status != "playing":  # the game ended meanwhile
-                s.ids["pin"] = None
-                await self._unpin_now(s, mid)
-            if isinstance(before, int) and before > 0 and before != mid:
-                await self._unpin_now(s, before)
-
-        self.tasks.spawn_free(run(), f"pin:{s.game_id}")
-
-    def _unpin(self, s: Session) -> None:
-        """The game is over: its pinned table is unpinned."""
-        pinned = s.ids.get("pin")
-        if s.solo or not isinstance(pinned, int) or pinned <= 0 or self.tasks.closing:
-            return
-        s.ids["pin"] = None
-        self.tasks.spawn_free(self._unpin_now(s, pinned), f"unpin:{s.game_id}")
-
-    async def _unpin_now(self, s: Session, mid: int) -> None:
-        try:
-            await self.bot.unpin_chat_message(s.chat_id, message_id=mid)
-        except TelegramError as e:
-            log.info("game %s: message %s not unpinned: %s", s.game_id, mid, e)
     async def reload(self, s: Session) -> None:
         """Storage disagrees with memory: the session rebuilt (``TableHooks.reload``)."""
         await self.hooks.reload(s)
 
     async def stop(self, s: Session) -> None:
         """End a playing game, keeping its results (the caller holds ``s.lock``)."""
-        st = s.state
-        if s.status != "playing" or st is None:
-            return
-        with contextlib.suppress(StatusConflict):
-            await self.storage.finish_game(s.game_id, winner_seat=None,
-                                           totals=json.dumps(list(st.totals)), stopped=True)
-        s.status = "stopped"
-        self.refresh(s)
-        self.registry.unregister(s)
+        await self.owner.stop(s)
+
+    def stopped(self, e: GameStopped) -> None:
+        """A playing game ended before its last move (``GameStopped``): its messages say
+        so; it leaves memory."""
+        self.refresh(e.session)
+        self.registry.unregister(e.session)
