@@ -184,6 +184,7 @@ def test_the_previous_trick_is_not_named_as_the_deals_final_one(lang: str) -> No
     assert _FINAL_TRICK[lang] in t(lang, "rule.last_trick_bonus.name").lower()
     line = t(lang, "table.last_trick", cards="A♠️", winner="Анна").lower()
     assert _FINAL_TRICK[lang] not in line
+    assert line.startswith({"ru": "прошлая", "uk": "попередня", "en": "previous"}[lang])
 
 
 @pytest.mark.parametrize("lang", LANGS)
