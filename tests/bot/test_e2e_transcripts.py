@@ -34,7 +34,7 @@ from tests.bot.helpers import (
 )
 from tests.bot.test_e2e_languages import _texts_by_chat, foreign_words
 from tests.fakeapi import FakeTelegramServer, FakeUser
-from tests.fakeapi.transcript import transcript
+from tests.fakeapi.transcript import deal_quote, transcript
 
 GROUP = -800900
 PEOPLE = {"ru": ("Анна", "Борис"), "uk": ("Оксана", "Богдан"), "en": ("Alice", "Bob")}
@@ -93,9 +93,11 @@ def _check_deal(lang: str, texts: list[str], deal: int, contract: int,
     assert shown == sorted(shown), f"the running points went down: {shown}"
 
 
-def _save(server: FakeTelegramServer, name: str, lang: str, deal: int) -> None:
+def _save(server: FakeTelegramServer, name: str, lang: str, deal: int, chat: str) -> None:
     """With THOUSAND_TRANSCRIPTS_DOCS=DIR: the conversation up to and with the first message
-    of deal ``deal + 1`` (the table after the summary), as DIR/<name>.txt."""
+    of deal ``deal + 1`` (the table after the summary), as DIR/<name>.txt, and the deal in
+    ``chat`` (``group`` or ``private``) from its table to its summary, as
+    DIR/<name>-deal.txt."""
     folder = os.environ.get("THOUSAND_TRANSCRIPTS_DOCS")
     if not folder:
         return
@@ -105,6 +107,10 @@ def _save(server: FakeTelegramServer, name: str, lang: str, deal: int) -> None:
     end = next((i for i in range(cut + 1, len(lines)) if _STAMP.match(lines[i])), len(lines))
     Path(folder).mkdir(parents=True, exist_ok=True)
     (Path(folder) / f"{name}.txt").write_text("\n".join(lines[:end]) + "\n", encoding="utf-8")
+    head = _TAG.sub("", t(lang, "table.head", n=deal, dealer="")).strip()
+    summary = t(lang, "summary.head", n=deal).rstrip(":") + " — "
+    quote = deal_quote("\n".join(lines[:end]), chat, head, summary)
+    (Path(folder) / f"{name}-deal.txt").write_text(quote, encoding="utf-8")
 
 
 @pytest.mark.parametrize("lang", ["ru", "uk", "en"])
@@ -131,7 +137,7 @@ async def test_a_group_deal_read_as_a_player(server: FakeTelegramServer, db: Pat
         for seat, person in people.items():
             me = t(lang, "you") if seat == declarer else labels[declarer]
             _check_deal(lang, _messages(server, person.id), deal, contract, me)
-        _save(server, f"group-{lang}", lang, deal)
+        _save(server, f"group-{lang}", lang, deal, "group")
     server.assert_clean()
 
 
@@ -154,7 +160,7 @@ async def test_a_solo_deal_read_as_a_player(server: FakeTelegramServer, db: Path
         labels = [("🤖 " if x.computer else "") + x.name for x in s.seats]
         me = t(lang, "you") if declarer == 0 else labels[declarer]
         _check_deal(lang, _messages(server, a.id), deal, contract, me)
-        _save(server, f"solo-{lang}", lang, deal)
+        _save(server, f"solo-{lang}", lang, deal, "private")
     server.assert_clean()
 
 
@@ -172,3 +178,25 @@ def test_the_deal_check_catches_what_a_player_would() -> None:
             _check_deal("ru", wrong, 1, 100, "вы")
     with pytest.raises(AssertionError):  # somebody else's points
         _check_deal("ru", [table(11), summary, after], 1, 100, "Вера")
+
+
+def test_a_deal_quote_shows_what_changed_from_the_table_to_the_summary() -> None:
+    text = "\n".join([
+        "    0.00  bot → group -1: lobby",
+        "    0.01  bot edits group -1 #2: 🃏 Кон 1 · сдаёт Анна",
+        "      Анна — 0",
+        "      Ход: Борис ⏳",
+        "    0.02  bot → private: 🃏 Кон 1 · сдаёт Анна",
+        "    0.03  Борис presses [Пас] in private #3",
+        "    0.04  bot edits group -1 #2: 🃏 Кон 1 · сдаёт Анна",
+        "      Анна — 0",
+        "      Ход: Анна ⏳",
+        "    0.05  bot edits group -1 #2: Кон 1 — Анна: роспись 100, −100",
+        "    0.06  bot → group -1: 🃏 Кон 2 · сдаёт Борис",
+    ])
+    assert deal_quote(text, "group", "Кон 1 ·", "Кон 1 — ") == "\n".join([
+        "bot edits group -1 #2: 🃏 Кон 1 · сдаёт Анна\n    Анна — 0\n    Ход: Борис ⏳",
+        "Борис presses [Пас] in private #3",
+        "bot edits group -1 #2: 🃏 Кон 1 · сдаёт Анна\n    …\n    Ход: Анна ⏳",
+        "bot edits group -1 #2: Кон 1 — Анна: роспись 100, −100",
+    ]) + "\n"
