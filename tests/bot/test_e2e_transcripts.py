@@ -58,6 +58,25 @@ async def _played_deal(server: FakeTelegramServer, app: ThousandApplication, gid
     raise AssertionError("no deal was played out")
 
 
+async def _analyse(server: FakeTelegramServer, person: FakeUser, gid: int, deal: int,
+                   lang: str) -> str:
+    """The person presses 🔍 under the deal's summary in private: the analysis of that
+    deal (a popup or a message), in the person's language."""
+    data = f"g{gid}:0:z:{deal}"
+    msg = next(m for m in reversed(server.chat(person).bot_messages())
+               if any(b.callback_data == data for b in m.all_buttons))
+    before = server.chat(person).last_bot_message()
+    answer = await server.click(person, msg, data=data)
+    assert answer is not None
+    text = answer.text or ""
+    head = t(lang, "summary.head", n=deal).rstrip(":")
+    if head not in text:  # too long for a popup: a message (the popup says where it is)
+        said = await server.wait_bot_message(person, after=before)
+        text = said.text or ""
+    assert head in text, text
+    return text
+
+
 def _messages(server: FakeTelegramServer, chat: int) -> list[str]:
     """The texts the bot sent or edited into ``chat``, in order, as plain text."""
     return [_TAG.sub("", str(r.params.get("text") or "")) for r in server.requests
@@ -127,6 +146,8 @@ async def test_a_group_deal_read_as_a_player(server: FakeTelegramServer, db: Pat
         assert s is not None
         people = {s.seat_of(u.id): u for u in (a, b)}
         deal, declarer, contract = await _played_deal(server, app, gid, people)
+        await _analyse(server, a, gid, deal, lang)
+        await idle(app)
         labels = [("🤖 " if x.computer else "") + x.name for x in s.seats]
         names = (*PEOPLE[lang], TITLES[lang], *(x.name for x in s.seats))
         by_chat = _texts_by_chat(server, since)
@@ -153,6 +174,8 @@ async def test_a_solo_deal_read_as_a_player(server: FakeTelegramServer, db: Path
         s = session(app, gid)
         assert s is not None
         deal, declarer, contract = await _played_deal(server, app, gid, {0: a})
+        await _analyse(server, a, gid, deal, lang)
+        await idle(app)
         names = (PEOPLE[lang][0], *(x.name for x in s.seats))
         texts = _texts_by_chat(server, since)[a.id]
         bad = {w for text in texts for w in foreign_words(lang, text, names)}
