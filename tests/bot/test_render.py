@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.ai.explain import Analysis
+from bot.ai.explain import Analysis, Mistake
 from bot.engine import cards as C
 from bot.engine.game import apply, legal_actions, new_game
 from bot.engine.rule_texts import RULE_ALIASES
@@ -804,5 +804,17 @@ def test_hints_name_talon_decisions_with_the_buttons_words() -> None:
     assert "121 очко." in made and "можна виконати" in made
     made = analysis_text("en", replace(a, value=122, makeable=True), ["A", "B", "C"])
     assert "can be made: 122 points with the best play on both sides." in made
+    # a mistake changes what best play reaches from then on; a later slip of the other side
+    # can change it back (a defender's 10♥ let the 130 be made, then the declarer's slip
+    # failed it): the line says what holds if the other side does not slip, never that the
+    # contract "can no longer be beaten" beside a summary «недобор»
+    for lang in LANGS:
+        for side, word in ((True, "не выполнить"), (False, "выполним")):
+            wrong = replace(a, makeable=not side, mistake=Mistake(0, C.card(C.TEN, 2), 3, side))
+            line = analysis_text(lang, wrong, ["Анна", "Борис", "Вера"]).split(" — ")[-1]
+            unless = {"ru": "если ", "uk": "якщо ", "en": "unless "}[lang]
+            assert unless in line, (lang, line)
+            if lang == "ru":
+                assert line.startswith("после неё заказ " + word), line
 
 

@@ -168,3 +168,30 @@ def test_the_checks_catch_what_they_are_for() -> None:
     assert not _GENDERED_AFTER_NAME.findall("{name} снова играет без компьютера · самый")
     assert _RUSSIAN_ONLY.search("объявлено") and _UKRAINIAN_ONLY.search("їжак")
     assert not _UKRAINIAN_ONLY.search("Ещё партия") and not _RUSSIAN_ONLY.search("Ще партія")
+
+
+# the words each language's rules use for the deal's final trick (rule.last_trick_bonus)
+_FINAL_TRICK = {"ru": "последн", "uk": "остан", "en": "last trick"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_previous_trick_is_not_named_as_the_deals_final_one(lang: str) -> None:
+    """The table's line of the trick just taken says "previous", not the rules' word for
+    the deal's final trick (which a house rule scores): "Last trick: …" in the middle of a
+    deal reads as if the deal were over."""
+    from bot.i18n import t
+
+    assert _FINAL_TRICK[lang] in t(lang, "rule.last_trick_bonus.name").lower()
+    line = t(lang, "table.last_trick", cards="A♠️", winner="Анна").lower()
+    assert _FINAL_TRICK[lang] not in line
+    assert line.startswith({"ru": "прошлая", "uk": "попередня", "en": "previous"}[lang])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_take_a_seat_button_says_whose_seat(lang: str) -> None:
+    """The table's 🪑 button (shown while a computer plays a seat, to everyone, seated or
+    not) asks for the computer's seat: its label says so, not just "take a seat"."""
+    from bot.i18n import t
+
+    computer = {"ru": "компьютер", "uk": "компʼютер", "en": "computer"}[lang]
+    assert computer in t(lang, "keepers.btn_sit").lower()

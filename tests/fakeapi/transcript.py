@@ -88,3 +88,47 @@ def transcript(server: FakeTelegramServer) -> str:
     lines.sort()
     start = lines[0][0] if lines else 0.0
     return "\n".join(f"{t - start:8.2f}  {text}" for t, _, text in lines) + "\n"
+
+
+_ENTRY = re.compile(r"\n(?= *\d+\.\d\d  )")
+_STAMPED = re.compile(r" *\d+\.\d\d  (.*)", re.S)
+
+
+def deal_quote(text: str, chat: str, head: str, summary: str) -> str:
+    """One chat of a transcript from the message that shows ``head`` (a deal's table) to
+    the one that starts with ``summary`` (its summary), with the presses between: each
+    edit shows the lines that changed, ``…`` for a run of unchanged ones.  ``chat`` is
+    ``group`` or ``private`` as the transcript names it."""
+    out: list[str] = []
+    seen: dict[str, list[str]] = {}
+    started = False
+    for entry in _ENTRY.split(text):
+        m = _STAMPED.match(entry)
+        if m is None:
+            continue
+        first, *rest = m.group(1).split("\n")
+        ours = first.startswith((f"bot → {chat}", f"bot edits {chat}"))
+        if not started:
+            started = ours and head in first
+            if not started:
+                continue
+        if " presses [" in first:
+            out.append(first)
+            continue
+        if not ours:
+            continue
+        where, _, body = first.partition(": ")
+        lines = [body, *(x.strip() for x in rest)]
+        key = where.rsplit("#", 1)[-1] if "#" in where else ""
+        # an edit of the message last sent when it was not seen by its number yet
+        old = seen.get(key, seen.get("")) if first.startswith("bot edits") else None
+        seen[key] = lines
+        shown: list[str] = []
+        for line in lines:
+            same = old is not None and line in old and line != body
+            if not (same and shown and shown[-1] == "…"):
+                shown.append("…" if same else line)
+        out.append(where + ": " + "\n    ".join(shown))
+        if body.startswith(summary):
+            break
+    return "\n".join(out) + "\n"
