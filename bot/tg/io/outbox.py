@@ -403,10 +403,11 @@ class Outbox:
 
     def put(self, chat_id: int, key: str, content: Rendered, *, final: bool = False,
             on_sent: SentHook | None = None, thread: int | None = None,
-            game: int | None = None) -> None:
+            game: int | None = None, digest: str | None = None) -> None:
         """Show ``content`` in the slot ``key`` of ``chat_id`` (sent or edited soon; a new
         message goes to the forum topic ``thread``).  ``game``: the game it shows — with
-        several processes, an edit is made only while this process holds its lease."""
+        several processes, an edit is made only while this process holds its lease.
+        ``digest``: ``content.digest()``, if the caller has it already."""
         if self.closed:
             return
         q = self._queue(chat_id)
@@ -416,7 +417,7 @@ class Outbox:
         elif thread is not None:
             slot.thread = thread
         slot.want = content
-        slot.want_digest = content.digest()
+        slot.want_digest = digest or content.digest()
         slot.final = final
         if game is not None:
             slot.game = game

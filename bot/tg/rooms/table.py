@@ -346,26 +346,30 @@ class TableRoom:
             self.owner.unpin(s)
             return
         s.shown_deal = cur
-        table, hands = self._render(s, st, cur)
+        table, hands, digests = self._render(s, st, cur)
         s.rendered = None  # (kept only from the commit that stored it to its refresh)
         if table is not None:
-            self._put_table(s, cur, table)
+            self._put_table(s, cur, table, digest=digests.get(-1))
         for seat, content in hands.items():
-            self.put_hand(s, seat, cur, content)
+            self.put_hand(s, seat, cur, content, digest=digests.get(seat))
 
     def _render(self, s: Session, st: GameState, cur: int, lines: tuple[Event, ...] = ()
-                ) -> tuple[R.Rendered | None, dict[int, R.Rendered]]:
+                ) -> tuple[R.Rendered | None, dict[int, R.Rendered], dict[int, str]]:
         """The table message and the hands of deal ``cur`` at ``st`` (``lines``: the table's
-        lines of moves not stored yet, ``_commit_all``).  The last render is kept: the one
-        made to store what the messages will show is the one shown."""
+        lines of moves not stored yet, ``_commit_all``), and their digests if known (seat
+        -1: the table).  The render made to store what the messages will show (``_shows``)
+        is kept for the refresh that shows them, if nothing they show changed meanwhile."""
+        langs = tuple(self.people.lang_for_user(who.user_id) if not s.solo else s.lang
+                      for who in s.seats)
+        key = (tuple(s.events.get(cur, ())) + lines, s.lang, langs, s.pace, s.since,
+               s.keepers_menu, s.settings.hints, tuple(sorted(s.hand_pages.items())),
+               tuple((x.user_id, x.name, x.kind, x.auto, x.why) for x in s.seats))
+        kept = s.rendered
+        if kept is not None and kept[0] is st and kept[1] == key:
+            return kept[2], kept[3], kept[4]
         info = self.info(s, cur)
         if lines:
             info = dataclasses.replace(info, events=info.events + lines)
-        langs = tuple(self.people.lang_for_user(who.user_id) if not s.solo else s.lang
-                      for who in s.seats)
-        kept = s.rendered
-        if kept is not None and kept[0] is st and kept[1] == info and kept[2] == langs:
-            return kept[3], kept[4]
         table = None if s.solo else R.render_table(s.lang, public_view(st), info)
         hands: dict[int, R.Rendered] = {}
         for seat, who in enumerate(s.seats):
@@ -374,8 +378,9 @@ class TableRoom:
             page = s.hand_pages.get(seat)  # (a page of its buttons, while the turn lasts)
             hands[seat] = R.render_hand(langs[seat], view(st, seat), info,
                                         page[1] if page and page[0] == st.version else "")
-        s.rendered = (st, info, langs, table, hands)
-        return table, hands
+        digests: dict[int, str] = {}
+        s.rendered = (st, key, table, hands, digests)
+        return table, hands, digests
 
     def _shows(self, s: Session, moves: list[tuple[int, Action, str]],
                states: list[GameState]) -> Callable[[], Shows] | None:
@@ -400,28 +405,31 @@ class TableRoom:
                       for ev in move_events(states[i], states[i + 1], seat, str(action), by))
 
         def shows() -> Shows:
-            table, hands = self._render(s, after, cur, lines)
-            return Shows(cur, table.digest() if table is not None else None,
-                         {seat: h.digest() for seat, h in hands.items()})
+            table, hands, digests = self._render(s, after, cur, lines)
+            if table is not None:
+                digests[-1] = table.digest()
+            digests.update((seat, h.digest()) for seat, h in hands.items())
+            return Shows(cur, digests.get(-1), {seat: digests[seat] for seat in hands})
 
         return shows
 
-    def _put_table(self, s: Session, deal: int, content: R.Rendered, final: bool = False) -> None:
+    def _put_table(self, s: Session, deal: int, content: R.Rendered, final: bool = False, *,
+                   digest: str | None = None) -> None:
         def sent(mid: int, digest: str, new: bool) -> None:
             self.owner.table_shown(s, deal, mid, digest, new, final)
 
         self.outbox.put(s.chat_id, table_key(s.game_id, deal), content, final=final,
-                        game=s.game_id, on_sent=sent, thread=s.thread_id)
+                        game=s.game_id, on_sent=sent, thread=s.thread_id, digest=digest)
 
     def put_hand(self, s: Session, seat: int, deal: int, content: R.Rendered,
-                 final: bool = False) -> None:
+                 final: bool = False, *, digest: str | None = None) -> None:
         user_id = s.seats[seat].user_id
 
         def sent(mid: int, digest: str, new: bool) -> None:
             self.owner.hand_shown(s, seat, deal, mid, digest, new)
 
         self.outbox.put(user_id, hand_key(s.game_id, seat, deal), content, final=final,
-                        on_sent=sent, game=s.game_id)
+                        on_sent=sent, game=s.game_id, digest=digest)
 
     def _finish_deal(self, s: Session, deal: int, *, stopped: bool = False,
                      then: int = 0) -> None:
