@@ -22,7 +22,7 @@ async def test_the_table_button_and_the_menu_button(server: FakeTelegramServer,
         assert [(b.text, b.raw["web_app"]["url"]) for b in web] == [
             ("🃏 Стол", f"{WEBAPP_URL}?game={gid}")]
         assert server.menu_buttons[None] == {
-            "type": "web_app", "text": "🃏 Стол", "web_app": {"url": WEBAPP_URL}}
+            "type": "web_app", "text": "🃏 1000", "web_app": {"url": WEBAPP_URL}}
         assert service(app).sessions[gid].state is not None
     server.assert_clean()
 

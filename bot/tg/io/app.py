@@ -220,7 +220,8 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
             raise ListenError(f"cannot listen on {s.webapp_listen}:{s.webapp_port} "
                               f"(WEBAPP_LISTEN, WEBAPP_PORT): {e.strerror or e}") from None
         self.webapp = server
-        try:  # the menu button of private chats opens the page
+        try:  # the menu button of private chats opens the page (one text for every chat,
+            # whatever its language: the game's name, «🃏 1000», in every catalog)
             await self.bot.set_chat_menu_button(menu_button=MenuButtonWebApp(
                 t(DEFAULT_LANG, "btn.webapp_menu"), WebAppInfo(s.webapp_url)))
         except TelegramError as e:
