@@ -95,7 +95,8 @@ async def _people(conn: multiprocessing.connection.Connection, games: int, press
             finally:
                 self._wake(rec.chat_id)
 
-        async def _edit_message_text(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+        async def _edit_message_text(self, params: JSONDict,
+                                     rec: RecordedRequest) -> JSONDict | bool:
             try:
                 return await super()._edit_message_text(params, rec)
             finally:

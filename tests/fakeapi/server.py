@@ -193,14 +193,27 @@ Webhooks: setWebhook(url, secret_token, allowed_updates, max_connections,
     WebhookDelivery with update_id, target, time, status, error, ok), webhook_counts() ->
     {target: updates delivered}.
 
+Inline mode (``inline_mode = True``: /setinline; ``inline_feedback = True``: /setinlinefeedback):
+    inline_query_nowait(user, query="", chat_type="group") -> FakeInlineQuery: an inline_query
+        update; ``await inline_query(...)`` also waits for the answer (an InlineAnswer: results,
+        cache_time, is_personal, next_offset, button) - answerInlineQuery once, within 15 s,
+        at most 50 results with unique ids of 1-64 bytes, texts that parse.
+    send_inline_result(user, chat, answer, result_id=None) -> FakeMessage: the chosen result
+        sent to ``chat`` as the person's message with via_bot; with an inline keyboard it gets
+        an ``inline_message_id`` (in ``inline_messages``), which editMessageText /
+        editMessageReplyMarkup take instead of chat_id + message_id (answer: True); the bot
+        cannot edit it by chat and message id.  A chosen_inline_result update with feedback on.
+    press_inline(user, inline_message_id, data) -> PressedQuery (any data, as a modified
+        client); ``await press_inline_message(user, message, data)`` presses a button it has.
+
 Implemented methods: getMe, logOut, close, getUpdates (long polling: offset, limit, timeout,
 allowed_updates; a newer getUpdates ends an older one with 409), setWebhook, deleteWebhook,
 getWebhookInfo,
 setMyCommands, getMyCommands, deleteMyCommands, setMyName/Description/ShortDescription and their
 getters, sendMessage, sendPhoto, sendDocument (multipart uploads as PTB sends them, or the
 file_id of a stored file), getFile, editMessageText, editMessageReplyMarkup, deleteMessage,
-answerCallbackQuery, getChat, getChatMember, getChatAdministrators, pinChatMessage,
-unpinChatMessage, sendChatAction, setChatMenuButton, getChatMenuButton, leaveChat,
+answerCallbackQuery, answerInlineQuery, getChat, getChatMember, getChatAdministrators,
+pinChatMessage, unpinChatMessage, sendChatAction, setChatMenuButton, getChatMenuButton, leaveChat,
 createForumTopic, editForumTopic, closeForumTopic,
 reopenForumTopic, deleteForumTopic, closeGeneralForumTopic, reopenGeneralForumTopic.  Any other
 method known to the spec is answered 400
@@ -358,6 +371,9 @@ DEFAULT_ALLOWED_UPDATES: Final = frozenset(
 #: Seconds after which Telegram refuses to accept an answer to a callback query.
 CALLBACK_QUERY_EXPIRY: Final = 15.0
 
+#: Seconds after which Telegram refuses an answer to an inline query (the client has given up).
+INLINE_QUERY_EXPIRY: Final = 15.0
+
 _COMMAND_RE = re.compile(r"(?<![\w/@])/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?")
 _MENTION_RE = re.compile(r"(?<![\w@/])@[A-Za-z0-9_]{5,32}")
 
@@ -409,6 +425,39 @@ class CallbackAnswer:
     cache_time: int | None
     answered_at: float
     latency: float
+
+
+@dataclass(frozen=True)
+class InlineAnswer:
+    """What the bot sent in answerInlineQuery."""
+
+    query_id: str
+    results: list[JSONDict]
+    cache_time: int | None
+    is_personal: bool
+    next_offset: str | None
+    button: JSONDict | None
+    answered_at: float
+
+    def result(self, result_id: str | None = None) -> JSONDict:
+        """The result with this id (the first one when None); LookupError if none."""
+        for r in self.results:
+            if result_id is None or r.get("id") == result_id:
+                return r
+        raise LookupError(f"no inline result {result_id!r}; ids: "
+                          f"{[r.get('id') for r in self.results]}")
+
+
+@dataclass(eq=False)
+class FakeInlineQuery:
+    """An inline query a simulated user typed (``@bot <query>`` in some chat)."""
+
+    id: str
+    user_id: int
+    query: str
+    chat_type: str | None
+    sent_at: float
+    answer: InlineAnswer | None = None
 
 
 @dataclass(eq=False)
@@ -652,6 +701,8 @@ class FakeMessage:
     is_topic_message: bool = False
     topic: FakeTopic | None = field(default=None, repr=False)
     reply_external: bool = False  # reply_to is in another topic: shown as external_reply
+    inline_message_id: str | None = None  # sent through inline mode, with a keyboard
+    via_bot: JSONDict | None = field(default=None, repr=False)  # sent through inline mode
 
     @property
     def sender_id(self) -> int:
@@ -808,6 +859,8 @@ class FakeMessage:
             if self.entities:
                 data["caption_entities"] = [dict(e) for e in self.entities]
         data.update(self.service)
+        if self.via_bot is not None:
+            data["via_bot"] = dict(self.via_bot)
         if self.reply_markup:
             data["reply_markup"] = json.loads(json.dumps(self.reply_markup))
         return data
@@ -1021,6 +1074,12 @@ class FakeTelegramServer:
         self.rate_limited: list[RecordedRequest] = []
         self.unanswered_callbacks: list[PressedQuery] = []
         self.callback_queries: dict[str, PressedQuery] = {}
+        # inline mode (/setinline and /setinlinefeedback with @BotFather)
+        self.inline_mode = False
+        self.inline_feedback = False
+        self.inline_queries: dict[str, FakeInlineQuery] = {}
+        self.inline_messages: dict[str, FakeMessage] = {}  # by inline_message_id
+        self._inline_ids = itertools.count(1)
         self.updates: list[JSONDict] = []
         self.update_times: list[float] = []  # clock() when each update was made
 
@@ -1089,6 +1148,7 @@ class FakeTelegramServer:
             "editmessagereplymarkup": self._edit_message_reply_markup,
             "deletemessage": self._delete_message,
             "answercallbackquery": self._answer_callback_query,
+            "answerinlinequery": self._answer_inline_query,
             "getchat": self._get_chat,
             "getchatmember": self._get_chat_member,
             "getchatadministrators": self._get_chat_administrators,
@@ -1651,6 +1711,82 @@ class FakeTelegramServer:
         self.callback_queries[query_id] = query
         self._enqueue("callback_query", payload)
         return query
+
+    def inline_query_nowait(self, user: UserRef, query: str = "", *,
+                            chat_type: str | None = "group") -> FakeInlineQuery:
+        """``@bot <query>`` typed in some chat (``chat_type`` as the Bot API names it:
+        "sender", "private", "group", "supergroup", "channel"; None from a secret chat)."""
+        if not self.inline_mode:
+            raise ValueError("inline mode is off for this bot (/setinline with @BotFather)")
+        if len(query) > 256:
+            raise ValueError("an inline query is up to 256 characters")
+        person = self._user(user)
+        query_id = str(next(self._query_ids))
+        payload: JSONDict = {"id": query_id, "from": person.to_api(), "query": query,
+                             "offset": ""}
+        if chat_type is not None:
+            payload["chat_type"] = chat_type
+        found = FakeInlineQuery(id=query_id, user_id=person.id, query=query,
+                                chat_type=chat_type, sent_at=self.clock())
+        self.inline_queries[query_id] = found
+        self._enqueue("inline_query", payload)
+        return found
+
+    async def inline_query(self, user: UserRef, query: str = "", *,
+                           chat_type: str | None = "group",
+                           timeout: float | None = None) -> InlineAnswer | None:
+        """An inline query and the bot's answerInlineQuery (None on timeout)."""
+        found = self.inline_query_nowait(user, query, chat_type=chat_type)
+        limit = self.callback_answer_timeout if timeout is None else timeout
+        await self._wait(lambda: found.answer is not None, limit)
+        return found.answer
+
+    def send_inline_result(self, user: UserRef, chat: ChatRef, answer: InlineAnswer,
+                           result_id: str | None = None) -> FakeMessage:
+        """The person picks a result of ``answer`` and it is sent to ``chat`` as their
+        message "via @bot"; it gets an ``inline_message_id`` only when it has an inline
+        keyboard.  A chosen_inline_result update follows when inline feedback is on."""
+        person = self._user(user)
+        query = self.inline_queries[answer.query_id]
+        if query.user_id != person.id:
+            raise ValueError("only the person who asked can send the inline result")
+        result = answer.result(result_id)
+        content = result.get("input_message_content")
+        if not isinstance(content, dict) or "message_text" not in content:
+            raise ValueError("the fake server sends only text results")
+        formatted = self._format(content, text_key="message_text")
+        mode = content.get("parse_mode")
+        target = self.chat(chat)
+        message = self._new_message(
+            target, sender=person.to_api(), from_bot=False, text=formatted.text,
+            entities=list(formatted.entities), source_text=str(content["message_text"]),
+            parse_mode=mode if isinstance(mode, str) else None,
+            reply_markup=_inline_markup(result.get("reply_markup")))
+        message.via_bot = self.bot_user
+        if message.reply_markup:
+            message.inline_message_id = f"AgAAA{next(self._inline_ids):011d}"
+            self.inline_messages[message.inline_message_id] = message
+        if self.inline_feedback:
+            chosen: JSONDict = {"result_id": str(result["id"]), "from": person.to_api(),
+                                "query": query.query}
+            if message.inline_message_id is not None:
+                chosen["inline_message_id"] = message.inline_message_id
+            self._enqueue("chosen_inline_result", chosen)
+        self._notify()
+        return message
+
+    async def press_inline_message(self, user: UserRef, message: FakeMessage,
+                                   callback_data: str, *,
+                                   timeout: float | None = None) -> CallbackAnswer | None:
+        """A press on a button of a message sent through inline mode (it must have that
+        button now), and the bot's answer."""
+        if message.inline_message_id is None:
+            raise ValueError("not an inline message (no inline keyboard)")
+        if not message.find_buttons(data=callback_data):
+            raise LookupError(f"the inline message has no button with callback_data "
+                              f"{callback_data!r}; buttons: {message.button_texts}")
+        query = self.press_inline(user, message.inline_message_id, callback_data)
+        return await self.wait_answer(query, timeout)
 
     def press_nowait(
         self,
@@ -2451,7 +2587,7 @@ class FakeTelegramServer:
             **self.bot_user,
             "can_join_groups": True,
             "can_read_all_group_messages": not self.privacy_mode,
-            "supports_inline_queries": False,
+            "supports_inline_queries": self.inline_mode,
             "can_connect_to_business": False,
             "has_main_web_app": False,
         }
@@ -2815,7 +2951,14 @@ class FakeTelegramServer:
 
     def _editable(self, params: JSONDict, rec: RecordedRequest) -> FakeMessage:
         if "inline_message_id" in params:
-            raise ApiError(400, "Bad Request: inline messages are not supported by the fake server")
+            # "Required if chat_id and message_id are not specified": one way or the other
+            if "chat_id" in params or "message_id" in params:
+                raise ApiError(400, "Bad Request: chat_id and message_id must be empty "
+                                    "for an inline message")
+            found = self.inline_messages.get(str(params["inline_message_id"]))
+            if found is None or found.deleted:
+                raise ApiError(400, "Bad Request: MESSAGE_ID_INVALID")
+            return found
         chat = self._resolve_chat(params.get("chat_id"), rec, sending=True)
         self._rate_check(chat, rec)
         message = self._bot_message(chat, params.get("message_id"), EDIT_NOT_FOUND)
@@ -2846,7 +2989,7 @@ class FakeTelegramServer:
         message.reply_markup = markup
         message.edit_date = self._now()
 
-    async def _edit_message_text(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+    async def _edit_message_text(self, params: JSONDict, rec: RecordedRequest) -> JSONDict | bool:
         message = self._editable(params, rec)
         if "text" not in params:
             raise ApiError(400, "Bad Request: rich messages are not supported by the fake server")
@@ -2864,16 +3007,18 @@ class FakeTelegramServer:
         self._apply_edit(
             message, formatted, markup, params["text"], mode if isinstance(mode, str) else None
         )
-        return message.to_api()
+        return message.to_api() if message.inline_message_id is None else True
 
-    async def _edit_message_reply_markup(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
+    async def _edit_message_reply_markup(
+        self, params: JSONDict, rec: RecordedRequest
+    ) -> JSONDict | bool:
         message = self._editable(params, rec)
         markup = _inline_markup(params.get("reply_markup"))
         if markup == message.reply_markup:
             raise ApiError(400, NOT_MODIFIED)
         formatted = FormattedText(message.text or "", list(message.entities))
         self._apply_edit(message, formatted, markup, message.source_text, message.parse_mode)
-        return message.to_api()
+        return message.to_api() if message.inline_message_id is None else True
 
     async def _delete_message(self, params: JSONDict, rec: RecordedRequest) -> bool:
         chat = self._resolve_chat(params.get("chat_id"), rec, sending=False)
@@ -2910,6 +3055,40 @@ class FakeTelegramServer:
             answered_at=now,
             latency=now - query.pressed_at,
         )
+        return True
+
+    async def _answer_inline_query(self, params: JSONDict, rec: RecordedRequest) -> bool:
+        query = self.inline_queries.get(str(params.get("inline_query_id")))
+        now = self.clock()
+        if query is None or query.answer is not None or now - query.sent_at > INLINE_QUERY_EXPIRY:
+            raise ApiError(400, QUERY_TOO_OLD)
+        results = params.get("results")
+        if not isinstance(results, list):
+            raise ApiError(400, "Bad Request: can't parse inline query results")
+        if len(results) > 50:
+            raise ApiError(400, "Bad Request: RESULTS_TOO_MUCH")
+        seen: set[str] = set()
+        for r in results:
+            rid = r.get("id") if isinstance(r, dict) else None
+            if not isinstance(rid, str) or not 1 <= len(rid.encode()) <= 64:
+                raise ApiError(400, "Bad Request: RESULT_ID_INVALID")
+            if rid in seen:
+                raise ApiError(400, "Bad Request: RESULT_ID_DUPLICATE")
+            seen.add(rid)
+            content = r.get("input_message_content")
+            if isinstance(content, dict) and "message_text" in content:
+                self._format(content, text_key="message_text")  # its entities must parse
+        offset = params.get("next_offset")
+        if isinstance(offset, str) and len(offset.encode()) > 64:
+            raise ApiError(400, "Bad Request: NEXT_OFFSET_INVALID")
+        cache_time = params.get("cache_time")
+        button = params.get("button")
+        query.answer = InlineAnswer(
+            query_id=query.id, results=[dict(r) for r in results],
+            cache_time=cache_time if isinstance(cache_time, int) else None,
+            is_personal=bool(params.get("is_personal", False)),
+            next_offset=offset if isinstance(offset, str) else None,
+            button=dict(button) if isinstance(button, dict) else None, answered_at=now)
         return True
 
     async def _get_chat(self, params: JSONDict, rec: RecordedRequest) -> JSONDict:
