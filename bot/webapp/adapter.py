@@ -6,22 +6,32 @@
   ``GameService.press`` with the person's private chat as the place — the path of a press
   on the private hand message, with all its checks (place, seat, turn, version, legality,
   the table's lock) and its effects (stored, then shown in the group and the hand);
-* "game G changed": ``TableHooks.changed``, called by ``TableRoom._commit_all`` after a
-  move is stored.
+* "game G changed": the storage's feed (``store.feed``: every process's commits, through
+  ``LISTEN``/``NOTIFY`` on PostgreSQL) and ``TableHooks.changed`` (called by
+  ``TableRoom._commit_all`` once a move of this process is stored and in memory).
+
+Where a page's view comes from: the session in memory when this process holds the game
+live at the newest version it heard of; otherwise (another process stored the move, or
+holds the game) the stored game, read and replayed here without taking the game over — a
+process that does not own a game never starts driving it for a page.
 
 When the tables get one owner each that publishes events, this file is what is replaced.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
+import json
 import re
 from collections import OrderedDict
+from dataclasses import dataclass
 
+from bot.engine.rules import rules_from_dict
 from bot.engine.state import Phase
 from bot.engine.views import view
 from bot.i18n import lang_of, t
-from bot.tg.model import sheet_row
+from bot.tg.model import SeatInfo, replay, seats_from_json, sheet_row
 from bot.tg.rooms.service import GameService, Session, UserRef, Where
 from bot.tg.rooms.session import hints_allowed
 from bot.tg.view import callbacks as cb
@@ -29,8 +39,11 @@ from bot.tg.view.sheet import render_deal_end, render_score
 from bot.webapp.auth import WebUser
 from bot.webapp.payload import action_of
 from bot.webapp.port import Changed, Intent, Refusal, SeatPlace, SeatView
+from storage.base import Change
 
 ENDED_KEPT = 256  # finished games whose last view stays readable by their pages
+HEARD_KEPT = 16384  # games whose newest version heard from the feed is remembered
+STORED_KEPT = 1024  # games read back from storage (another process holds them) kept
 _TAGS = re.compile(r"<[^>]+>")
 # the popups of a refused press, by key: a bounded label for each (the metrics)
 _REFUSALS = ("popup.stale", "popup.not_seated", "popup.unknown", "guard.wrong_place",
@@ -42,13 +55,26 @@ def _plain(text: str) -> str:
     return html.unescape(_TAGS.sub("", text))
 
 
+@dataclass(slots=True)
+class _Stored:
+    """A game read back from storage: a session that is never registered, timed or driven."""
+
+    version: int  # the stored version it was read at
+    session: Session
+
+
 class ServicePort:
-    """``TablePort`` on the rooms of one process."""
+    """``TablePort`` on the rooms of one process and the storage's feed."""
 
     def __init__(self, service: GameService) -> None:
         self.service = service
         self.listeners: list[Changed] = []
         self.ended: OrderedDict[int, Session] = OrderedDict()
+        # the newest version of each game the feed told (a session behind it is stale)
+        self.heard: OrderedDict[int, int] = OrderedDict()
+        self.stored: OrderedDict[int, _Stored] = OrderedDict()
+        self.waiting: set[asyncio.Task[None]] = set()
+        self.unsubscribe = service.storage.feed.subscribe(self._heard)
         hooks = service.table.hooks
         before = hooks.changed
 
@@ -61,7 +87,12 @@ class ServicePort:
     def on_change(self, listener: Changed) -> None:
         self.listeners.append(listener)
 
+    def _tell(self, game_id: int | None, version: int) -> None:
+        for listener in list(self.listeners):
+            listener(game_id, version)
+
     def _changed(self, s: Session) -> None:
+        """A move of this process stored and in memory: its pages are told at once."""
         st = s.state
         if st is None:
             return
@@ -69,8 +100,55 @@ class ServicePort:
             self.ended[s.game_id] = s
             while len(self.ended) > ENDED_KEPT:
                 self.ended.popitem(last=False)
-        for listener in list(self.listeners):
-            listener(s.game_id, st.version)
+        self._tell(s.game_id, st.version)
+
+    def _heard(self, change: Change | None) -> None:
+        """The feed: a game changed (by any process), or ``None``: read everything again."""
+        if change is None:
+            self.heard.clear()
+            self.stored.clear()
+            self._tell(None, 0)
+            return
+        game_id, version = change
+        if version > self.heard.get(game_id, -1):
+            self.heard[game_id] = version
+        self.heard.move_to_end(game_id)
+        while len(self.heard) > HEARD_KEPT:
+            self.heard.popitem(last=False)
+        s = self.service.kit.registry.get(game_id)
+        if s is not None and s.state is not None:
+            if s.store_version >= version:
+                return  # this process stored it: told by ``_changed`` already
+            if s.lock.locked():  # likely this process's move, in memory when the lock is
+                task = asyncio.get_running_loop().create_task(  # free (then told by
+                    self._after_lock(s, game_id, version))      # ``_changed``)
+                self.waiting.add(task)
+                task.add_done_callback(self.waiting.discard)
+                return
+        self._tell(game_id, version)
+
+    async def _after_lock(self, s: Session, game_id: int, version: int) -> None:
+        """A change heard while this process held the game's lock: once it is free, told
+        unless this process's own move reached that version (its write may have failed
+        against another process's)."""
+        async with s.lock:
+            pass
+        now = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
+        if now is None or now.state is None or now.store_version < version:
+            self._tell(game_id, version)
+
+    def _current(self, game_id: int) -> Session | None:
+        """The session in memory if this process holds the game live, at the newest version
+        heard of (else None: the stored game is read)."""
+        s = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
+        coord = self.service.coord
+        if s is None:
+            return None if coord.shared else s
+        if coord.shared and not coord.owns(game_id) and s.status != "finished":
+            return None
+        if s.state is not None and s.store_version < self.heard.get(game_id, -1):
+            return None
+        return s
 
     def _lang(self, s: Session | None, user_id: int) -> str:
         if s is not None and s.solo:
@@ -87,8 +165,54 @@ class ServicePort:
         return sorted(found, reverse=True)
 
     async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+        s = self._current(game_id)
+        if s is None and (self.service.coord.shared or game_id in self.heard):
+            stored = await self._read(game_id)
+            if stored is not None:
+                return self._look(stored.session, user_id)
         await self.service.restore.touch_game(game_id)
         s = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
+        return self._look(s, user_id)
+
+    async def _read(self, game_id: int) -> _Stored | None:
+        """The stored game at its stored version (kept while no newer one is heard of),
+        rebuilt by replaying its records; never registered, so nothing of it runs here."""
+        kept = self.stored.get(game_id)
+        heard = self.heard.get(game_id)
+        if kept is not None and heard is not None and kept.version >= heard:
+            return kept
+        storage = self.service.storage
+        row = await storage.get_game(game_id)
+        if row is None or row.status not in ("playing", "finished"):
+            return None
+        if kept is not None and kept.version == row.version:
+            return kept
+        rules = rules_from_dict(json.loads(row.rules))
+        rep = replay(rules, row.seed, await storage.actions(game_id))
+        ids = json.loads(row.message_ids or "{}")
+        s = Session(game_id, row.chat_id, "private" if row.chat_id > 0 else "group", "ru",
+                    row.creator_id, row.status, rules, row.seed, seats_from_json(row.seats),
+                    thread_id=row.thread_id)
+        s.ids = ids if isinstance(ids, dict) else {}
+        if rep.pace is not None:
+            s.ids["pace"] = rep.pace
+        s.state, s.store_version = rep.state, rep.state.version
+        for seat, (uid, name) in rep.sits.items():
+            s.seats[seat] = SeatInfo("human", uid, name, "")
+        for seat, why in rep.auto.items():
+            s.seats[seat].auto, s.seats[seat].why = True, why
+        s.deadline = row.deadline
+        if s.solo:
+            s.lang = self.service.kit.people.lang_for_user(s.chat_id)
+        stored = _Stored(rep.state.version, s)
+        self.stored[game_id] = stored
+        self.stored.move_to_end(game_id)
+        while len(self.stored) > STORED_KEPT:
+            self.stored.popitem(last=False)
+        return stored
+
+    def _look(self, s: Session | None, user_id: int) -> SeatView | Refusal:
+        game_id = s.game_id if s is not None else 0
         lang = self._lang(s, user_id)
         if s is None or (s.state is None and s.status != "lobby"):
             return Refusal("stale", t(lang, "popup.stale"))

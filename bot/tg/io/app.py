@@ -193,8 +193,7 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
         if self.ops is not None:
             register_metrics(metrics, self.ops.registry)
         server = WebAppServer(ServicePort(service), s.token, host=s.webapp_listen,
-                              listen_port=s.webapp_port, metrics=metrics,
-                              poll=1.0 if service.coord.shared else 0.0)
+                              listen_port=s.webapp_port, metrics=metrics)
         try:
             await server.start()
         except OSError as e:
