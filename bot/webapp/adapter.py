@@ -21,6 +21,7 @@ When the tables get one owner each that publishes events, this file is what is r
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import html
 import json
 import re
@@ -28,13 +29,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from bot.engine.rules import rules_from_dict
-from bot.engine.state import Phase
+from bot.engine.state import DealResult, Phase
 from bot.engine.views import view
 from bot.i18n import lang_of, t
-from bot.tg.model import SeatInfo, replay, seats_from_json, sheet_row
+from bot.tg.model import Replayed, SeatInfo, replay, seats_from_json, sheet_row
 from bot.tg.rooms.service import GameService, Session, UserRef, Where
 from bot.tg.rooms.session import hints_allowed
 from bot.tg.view import callbacks as cb
+from bot.tg.view import render as R
 from bot.tg.view.sheet import render_deal_end, render_score
 from bot.webapp.auth import WebUser
 from bot.webapp.payload import action_of
@@ -43,6 +45,7 @@ from storage.base import Change
 
 ENDED_KEPT = 256  # finished games whose last view stays readable by their pages
 HEARD_KEPT = 16384  # games whose newest version heard from the feed is remembered
+SHEETS_KEPT = 4096  # (game, language): the summary and sheet made at a deal's end
 STORED_KEPT = 1024  # games read back from storage (another process holds them) kept
 _TAGS = re.compile(r"<[^>]+>")
 # the popups of a refused press, by key: a bounded label for each (the metrics)
@@ -59,8 +62,9 @@ def _plain(text: str) -> str:
 class _Stored:
     """A game read back from storage: a session that is never registered, timed or driven."""
 
-    version: int  # the stored version it was read at
+    version: int  # the stored version (records) it was read at
     session: Session
+    replayed: Replayed  # its records replayed (the next read adds the new ones only)
 
 
 class ServicePort:
@@ -74,6 +78,9 @@ class ServicePort:
         self.heard: OrderedDict[int, int] = OrderedDict()
         self.stored: OrderedDict[int, _Stored] = OrderedDict()
         self.waiting: set[asyncio.Task[None]] = set()
+        # (game, language) -> (deals, labels, (summary, its deal, sheet))
+        self.sheets: OrderedDict[tuple[int, str], tuple[
+            int, tuple[R.SeatLabel, ...], tuple[str, int, str]]] = OrderedDict()
         self.unsubscribe = service.storage.feed.subscribe(self._heard)
         hooks = service.table.hooks
         before = hooks.changed
@@ -117,8 +124,8 @@ class ServicePort:
             self.heard.popitem(last=False)
         s = self.service.kit.registry.get(game_id)
         if s is not None and s.state is not None:
-            if s.store_version >= version:
-                return  # this process stored it: told by ``_changed`` already
+            if s.store_version >= version or not self.service.coord.shared:
+                return  # this process stored it: told by ``_changed`` (one process: all)
             if s.lock.locked():  # likely this process's move, in memory when the lock is
                 task = asyncio.get_running_loop().create_task(  # free (then told by
                     self._after_lock(s, game_id, version))      # ``_changed``)
@@ -176,7 +183,8 @@ class ServicePort:
 
     async def _read(self, game_id: int) -> _Stored | None:
         """The stored game at its stored version (kept while no newer one is heard of),
-        rebuilt by replaying its records; never registered, so nothing of it runs here."""
+        rebuilt by replaying its records (the kept one's new records only); never
+        registered, so nothing of it runs here."""
         kept = self.stored.get(game_id)
         heard = self.heard.get(game_id)
         if kept is not None and heard is not None and kept.version >= heard:
@@ -188,7 +196,16 @@ class ServicePort:
         if kept is not None and kept.version == row.version:
             return kept
         rules = rules_from_dict(json.loads(row.rules))
-        rep = replay(rules, row.seed, await storage.actions(game_id))
+        if kept is not None and kept.version < row.version:
+            records = await storage.actions(game_id, after=kept.version)
+            version = kept.version + len(records)
+            rep = replay(rules, row.seed, records, onto=dataclasses.replace(
+                kept.replayed, auto=dict(kept.replayed.auto), sits=dict(kept.replayed.sits),
+                events={}))
+        else:
+            records = await storage.actions(game_id)
+            version = len(records)
+            rep = replay(rules, row.seed, records)
         ids = json.loads(row.message_ids or "{}")
         s = Session(game_id, row.chat_id, "private" if row.chat_id > 0 else "group", "ru",
                     row.creator_id, row.status, rules, row.seed, seats_from_json(row.seats),
@@ -196,7 +213,7 @@ class ServicePort:
         s.ids = ids if isinstance(ids, dict) else {}
         if rep.pace is not None:
             s.ids["pace"] = rep.pace
-        s.state, s.store_version = rep.state, rep.state.version
+        s.state, s.store_version = rep.state, version
         for seat, (uid, name) in rep.sits.items():
             s.seats[seat] = SeatInfo("human", uid, name, "")
         for seat, why in rep.auto.items():
@@ -204,7 +221,7 @@ class ServicePort:
         s.deadline = row.deadline
         if s.solo:
             s.lang = self.service.kit.people.lang_for_user(s.chat_id)
-        stored = _Stored(rep.state.version, s)
+        stored = _Stored(version, s, rep)
         self.stored[game_id] = stored
         self.stored.move_to_end(game_id)
         while len(self.stored) > STORED_KEPT:
@@ -225,22 +242,35 @@ class ServicePort:
         if st is None:
             return Refusal("stale", t(lang, "popup.stale"))
         labels = s.labels()
-        summary, summary_deal = "", 0
-        if st.history:
-            last = st.history[-1]
-            summary = _plain(render_deal_end(lang, sheet_row(last), labels).text)
-            summary_deal = last.number
+        summary, summary_deal, sheet = self._sheet(game_id, lang, st.history, labels)
         timed = self.service.config.timeout(s.pace) is not None  # (unhurried: no clock)
         deadline = s.deadline if timed and not s.solo and st.to_act >= 0 else None
         place = SeatPlace(
             game_id=game_id, names=tuple(x.name for x in labels),
             computers=tuple(x.computer for x in labels), solo=s.solo,
             hints=hints_allowed(s), deadline=deadline, summary=summary,
-            summary_deal=summary_deal,
-            sheet=_plain(render_score(lang, [sheet_row(h) for h in st.history], labels))
-            if st.history else "",
+            summary_deal=summary_deal, sheet=sheet,
             rows=tuple(h.totals for h in st.history))
         return SeatView(view(st, seat), place, lang, over=st.phase == Phase.GAME_OVER)
+
+    def _sheet(self, game_id: int, lang: str, history: tuple[DealResult, ...],
+               labels: tuple[R.SeatLabel, ...]) -> tuple[str, int, str]:
+        """The last deal's summary, its number and the sheet, in ``lang``: made once per
+        deal and language (they change with a deal's end, not with each move)."""
+        if not history:
+            return "", 0, ""
+        key = (game_id, lang)
+        kept = self.sheets.get(key)
+        if kept is not None and kept[0] == len(history) and kept[1] == labels:
+            self.sheets.move_to_end(key)
+            return kept[2]
+        last = history[-1]
+        made = (_plain(render_deal_end(lang, sheet_row(last), labels).text), last.number,
+                _plain(render_score(lang, [sheet_row(h) for h in history], labels)))
+        self.sheets[key] = (len(history), labels, made)
+        while len(self.sheets) > SHEETS_KEPT:
+            self.sheets.popitem(last=False)
+        return made
 
     async def act(self, game_id: int, user: WebUser, intent: Intent,
                   version: int) -> Refusal | str | None:
