@@ -9,6 +9,8 @@ moves again with no page.  Printed: CPU of the server's process per move with pa
 without (``time.process_time``), the time from "changed" to each page's send having
 returned (p50, p95, max; on 127.0.0.1 the page has it then), and memory per open page
 (the server's resident memory after the pages opened, less before, over their number).
+
+``--open N``: the same on the real application instead (``bench/web_real.py``).
 """
 
 from __future__ import annotations
@@ -176,6 +178,10 @@ async def _run(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if any(a == "--open" or a.startswith("--open=") for a in argv):  # the real application
+        from bench.web_real import main as real
+
+        return real(argv)
     parser = argparse.ArgumentParser(prog="python -m bot bench web", description=__doc__)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--pages", type=int, default=600)

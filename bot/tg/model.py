@@ -153,9 +153,12 @@ def deal_number(state: GameState) -> int:
     return state.deal.number if state.deal is not None else len(state.history)
 
 
-def replay(rules: Rules, seed: int, records: list[str]) -> Replayed:
-    """The game after its stored records (moves and seat changes)."""
-    out = Replayed(new_game(rules, seed))
+def replay(rules: Rules, seed: int, records: list[str], *,
+           onto: Replayed | None = None) -> Replayed:
+    """The game after its stored records (moves and seat changes); ``onto``: the game
+    after the records before these (it is changed and returned: the Mini App follows a
+    game another process runs by its new records only)."""
+    out = onto if onto is not None else Replayed(new_game(rules, seed))
     for text in records:
         rec = json.loads(text)
         if "pace" in rec:  # a keeper changed the pace: a line on the table of this deal

@@ -1,43 +1,59 @@
-"""The one place where the Mini App meets today's rooms: ``TablePort`` on ``GameService``.
+"""The one place where the Mini App meets the rooms: ``TablePort`` on ``GameService``.
 
 * a look: the session in memory (rebuilt first if pending, as a press does), the seat of
-  the person, the engine's ``view`` of that seat;
+  the person, the engine's ``view`` of that seat (a spectator: the public view);
 * an action: written as the callback data of the very button it stands for and handed to
   ``GameService.press`` with the person's private chat as the place — the path of a press
   on the private hand message, with all its checks (place, seat, turn, version, legality,
   the table's lock) and its effects (stored, then shown in the group and the hand);
 * "game G changed": ``table_event``, subscribed by the application (bot/tg/io/app.py) to
-  the table owner's events (``bot/tg/rooms/events.py``), each published once its change
-  is stored.
+  the table owner's events (``bot/tg/rooms/events.py``, each published once its change is
+  stored), and the storage's feed (``store.feed``: every process's commits, through
+  ``LISTEN``/``NOTIFY`` on PostgreSQL).
+
+Where a page's view comes from: the session in memory when this process holds the game
+live at the newest version it heard of; otherwise (another process stored the move, or
+holds the game) the stored game, read and replayed here without taking the game over — a
+process that does not own a game never starts driving it for a page.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import html
+import json
 import logging
 import re
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 
 from telegram.error import TelegramError
 
-from bot.engine.state import GameState, Phase
+from bot.engine.rules import rules_from_dict
+from bot.engine.state import DealResult, GameState, Phase
 from bot.engine.views import public_view, view
 from bot.i18n import lang_of, t
-from bot.tg.model import sheet_row
+from bot.tg.model import Replayed, SeatInfo, replay, seats_from_json, sheet_row
 from bot.tg.rooms.events import TableEvent
 from bot.tg.rooms.service import GameService, Session, UserRef, Where
-from bot.tg.rooms.session import hints_allowed
+from bot.tg.rooms.session import ChatKind, hints_allowed, read_table_json
 from bot.tg.view import callbacks as cb
 from bot.tg.view import keepers as K
+from bot.tg.view import render as R
 from bot.tg.view.sheet import render_deal_end, render_score
 from bot.webapp.auth import WebUser
 from bot.webapp.payload import action_of
 from bot.webapp.port import Changed, Intent, Refusal, SeatPlace, SeatView
+from storage.base import Change
 
 log = logging.getLogger(__name__)
 
 ENDED_KEPT = 256  # finished games whose last view stays readable by their pages
+HEARD_KEPT = 16384  # games whose newest version heard from the feed is remembered
+SHEETS_KEPT = 4096  # (game, language): the summary and sheet made at a deal's end
+STORED_KEPT = 1024  # games read back from storage (another process holds them) kept
 _TAGS = re.compile(r"<[^>]+>")
 # the popups of a refused press, by key: a bounded label for each (the metrics)
 MEMBER_TTL = 60.0  # seconds a getChatMember answer is trusted
@@ -50,12 +66,21 @@ _REFUSALS = ("popup.stale", "popup.not_seated", "popup.unknown", "guard.wrong_pl
              "end.already", "end.not_seated")
 
 
+@dataclass(slots=True)
+class _Stored:
+    """A game read back from storage: a session that is never registered, timed or driven."""
+
+    version: int  # the stored version (records) it was read at
+    session: Session
+    replayed: Replayed  # its records replayed (the next read adds the new ones only)
+
+
 def _plain(text: str) -> str:
     return html.unescape(_TAGS.sub("", text))
 
 
 class ServicePort:
-    """``TablePort`` on the rooms of one process."""
+    """``TablePort`` on the rooms of one process and the storage's feed."""
 
     def __init__(self, service: GameService) -> None:
         self.service = service
@@ -64,6 +89,14 @@ class ServicePort:
         # (chat, user) -> (when asked, a member): getChatMember answers, MEMBER_TTL long
         self.members: OrderedDict[tuple[int, int], tuple[float, bool]] = OrderedDict()
         self.clock = time.monotonic
+        # the newest version of each game the feed told (a session behind it is stale)
+        self.heard: OrderedDict[int, int] = OrderedDict()
+        self.stored: OrderedDict[int, _Stored] = OrderedDict()
+        self.waiting: set[asyncio.Task[None]] = set()
+        # (game, language) -> (deals, labels, (summary, its deal, sheet))
+        self.sheets: OrderedDict[tuple[int, str], tuple[
+            int, tuple[R.SeatLabel, ...], tuple[str, int, str]]] = OrderedDict()
+        self.unsubscribe = service.storage.feed.subscribe(self._heard)
 
     def table_event(self, e: TableEvent) -> None:
         """A change of a table, stored (the owner's events, subscribed by the application:
@@ -73,7 +106,12 @@ class ServicePort:
     def on_change(self, listener: Changed) -> None:
         self.listeners.append(listener)
 
+    def _tell(self, game_id: int | None, version: int) -> None:
+        for listener in list(self.listeners):
+            listener(game_id, version)
+
     def _changed(self, s: Session) -> None:
+        """A move of this process stored and in memory: its pages are told at once."""
         st = s.state
         if st is None:
             return
@@ -81,8 +119,55 @@ class ServicePort:
             self.ended[s.game_id] = s
             while len(self.ended) > ENDED_KEPT:
                 self.ended.popitem(last=False)
-        for listener in list(self.listeners):
-            listener(s.game_id, st.version)
+        self._tell(s.game_id, st.version)
+
+    def _heard(self, change: Change | None) -> None:
+        """The feed: a game changed (by any process), or ``None``: read everything again."""
+        if change is None:
+            self.heard.clear()
+            self.stored.clear()
+            self._tell(None, 0)
+            return
+        game_id, version = change
+        if version > self.heard.get(game_id, -1):
+            self.heard[game_id] = version
+        self.heard.move_to_end(game_id)
+        while len(self.heard) > HEARD_KEPT:
+            self.heard.popitem(last=False)
+        s = self.service.kit.registry.get(game_id)
+        if s is not None and s.state is not None:
+            if s.store_version >= version or not self.service.coord.shared:
+                return  # this process stored it: told by ``_changed`` (one process: all)
+            if s.lock.locked():  # likely this process's move, in memory when the lock is
+                task = asyncio.get_running_loop().create_task(  # free (then told by
+                    self._after_lock(s, game_id, version))      # ``_changed``)
+                self.waiting.add(task)
+                task.add_done_callback(self.waiting.discard)
+                return
+        self._tell(game_id, version)
+
+    async def _after_lock(self, s: Session, game_id: int, version: int) -> None:
+        """A change heard while this process held the game's lock: once it is free, told
+        unless this process's own move reached that version (its write may have failed
+        against another process's)."""
+        async with s.lock:
+            pass
+        now = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
+        if now is None or now.state is None or now.store_version < version:
+            self._tell(game_id, version)
+
+    def _current(self, game_id: int) -> Session | None:
+        """The session in memory if this process holds the game live, at the newest version
+        heard of (else None: the stored game is read)."""
+        s = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
+        coord = self.service.coord
+        if s is None:
+            return None if coord.shared else s
+        if coord.shared and not coord.owns(game_id) and s.status != "finished":
+            return None
+        if s.state is not None and s.store_version < self.heard.get(game_id, -1):
+            return None
+        return s
 
     def _lang(self, s: Session | None, user_id: int) -> str:
         if s is not None and s.solo:
@@ -98,9 +183,20 @@ class ServicePort:
                  if s.status == "playing" and s.seat_of(user_id) >= 0]
         return sorted(found, reverse=True)
 
-    async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+    async def _session(self, game_id: int) -> Session | None:
+        """The game's session as this process may show it: in memory if it holds the game
+        live at the newest version heard of, else read back from storage (never driven
+        here), else rebuilt if pending (as a press does)."""
+        s = self._current(game_id)
+        if s is None and (self.service.coord.shared or game_id in self.heard):
+            stored = await self._read(game_id)
+            if stored is not None:
+                return stored.session
         await self.service.restore.touch_game(game_id)
-        s = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
+        return self.service.kit.registry.get(game_id) or self.ended.get(game_id)
+
+    async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+        s = await self._session(game_id)
         lang = self._lang(s, user_id)
         if s is None or (s.state is None and s.status != "lobby"):
             return Refusal("stale", t(lang, "popup.stale"))
@@ -116,31 +212,90 @@ class ServicePort:
         return SeatView(view(st, seat), self._place(s, st, lang, seat), lang,
                         over=st.phase == Phase.GAME_OVER)
 
+    async def _read(self, game_id: int) -> _Stored | None:
+        """The stored game at its stored version (kept while no newer one is heard of),
+        rebuilt by replaying its records (the kept one's new records only); never
+        registered, so nothing of it runs here."""
+        kept = self.stored.get(game_id)
+        heard = self.heard.get(game_id)
+        if kept is not None and heard is not None and kept.version >= heard:
+            return kept
+        storage = self.service.storage
+        row = await storage.get_game(game_id)
+        if row is None or row.status not in ("playing", "finished"):
+            return None
+        if kept is not None and kept.version == row.version:
+            return kept
+        rules = rules_from_dict(json.loads(row.rules))
+        if kept is not None and kept.version < row.version:
+            records = await storage.actions(game_id, after=kept.version)
+            version = kept.version + len(records)
+            rep = replay(rules, row.seed, records, onto=dataclasses.replace(
+                kept.replayed, auto=dict(kept.replayed.auto), sits=dict(kept.replayed.sits),
+                events={}))
+        else:
+            records = await storage.actions(game_id)
+            version = len(records)
+            rep = replay(rules, row.seed, records)
+        table = read_table_json(row.message_ids)
+        settings = table.settings
+        if rep.pace is not None:  # a keeper changed the pace during the game
+            settings = dataclasses.replace(settings, pace=rep.pace)
+        seats = seats_from_json(row.seats)
+        for seat, (uid, name) in rep.sits.items():
+            seats[seat] = SeatInfo("human", uid, name, "")
+        for seat, why in rep.auto.items():
+            seats[seat].auto, seats[seat].why = True, why
+        kind: ChatKind = "private" if row.chat_id > 0 else "group"
+        lang = self.service.kit.people.lang_for_user(row.chat_id) if kind == "private" else "ru"
+        s = Session(game_id, row.chat_id, kind, lang, row.creator_id, row.status, rules,
+                    row.seed, seats, thread_id=row.thread_id, settings=settings,
+                    messages=table.messages, title=table.title, state=rep.state,
+                    store_version=version, deadline=row.deadline)
+        stored = _Stored(version, s, rep)
+        self.stored[game_id] = stored
+        self.stored.move_to_end(game_id)
+        while len(self.stored) > STORED_KEPT:
+            self.stored.popitem(last=False)
+        return stored
+
     def _place(self, s: Session, st: GameState, lang: str, seat: int) -> SeatPlace:
         labels = s.labels()
-        summary, summary_deal = "", 0
-        if st.history:
-            last = st.history[-1]
-            summary = _plain(render_deal_end(lang, sheet_row(last), labels).text)
-            summary_deal = last.number
+        summary, summary_deal, sheet = self._sheet(s.game_id, lang, st.history, labels)
         timed = self.service.config.timeout(s.pace) is not None  # (unhurried: no clock)
         deadline = s.deadline if timed and not s.solo and st.to_act >= 0 else None
         return SeatPlace(
             game_id=s.game_id, names=tuple(x.name for x in labels),
             computers=tuple(x.computer for x in labels), solo=s.solo,
             hints=hints_allowed(s) and seat >= 0, deadline=deadline, summary=summary,
-            summary_deal=summary_deal,
-            sheet=_plain(render_score(lang, [sheet_row(h) for h in st.history], labels))
-            if st.history else "",
+            summary_deal=summary_deal, sheet=sheet,
             rows=tuple(h.totals for h in st.history),
             free=seat < 0 and not s.solo and s.status == "playing"
             and st.phase != Phase.GAME_OVER and bool(K.free_seats(s.seats)))
 
+    def _sheet(self, game_id: int, lang: str, history: tuple[DealResult, ...],
+               labels: tuple[R.SeatLabel, ...]) -> tuple[str, int, str]:
+        """The last deal's summary, its number and the sheet, in ``lang``: made once per
+        deal and language (they change with a deal's end, not with each move)."""
+        if not history:
+            return "", 0, ""
+        key = (game_id, lang)
+        kept = self.sheets.get(key)
+        if kept is not None and kept[0] == len(history) and kept[1] == labels:
+            self.sheets.move_to_end(key)
+            return kept[2]
+        last = history[-1]
+        made = (_plain(render_deal_end(lang, sheet_row(last), labels).text), last.number,
+                _plain(render_score(lang, [sheet_row(h) for h in history], labels)))
+        self.sheets[key] = (len(history), labels, made)
+        while len(self.sheets) > SHEETS_KEPT:
+            self.sheets.popitem(last=False)
+        return made
+
     async def watch_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
         """The public view of a group's table for a member of that group who is not
         seated (a spectator): no hand, no talon before it shows, no passed card."""
-        await self.service.restore.touch_game(game_id)
-        s = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
+        s = await self._session(game_id)
         lang = self._lang(s, user_id)
         if s is None or (s.state is None and s.status != "lobby"):
             return Refusal("stale", t(lang, "popup.stale"))

@@ -53,7 +53,9 @@ class SeatView:
 # bot/webapp/payload.py ``action_of``), or {"kind": "hint"}, {"kind": "rematch"},
 # {"kind": "sit"}
 Intent = dict[str, object]
-Changed = Callable[[int, int], None]  # (game id, version): game G changed to version V
+# (game id, version): game G changed to version V (or later); (None, 0): changes may have
+# been missed (the database's feed reconnected): every open page reads its view again
+Changed = Callable[[int | None, int], None]
 
 
 class TablePort(Protocol):
@@ -78,4 +80,5 @@ class TablePort(Protocol):
         """The games in memory where the person has a seat, newest first."""
 
     def on_change(self, listener: Changed) -> None:
-        """Call ``listener(game, version)`` after each stored change of a game."""
+        """Call ``listener(game, version)`` after each stored change of a game, by any
+        process (``listener(None, 0)``: changes may have been missed)."""

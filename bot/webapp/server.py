@@ -132,7 +132,7 @@ class Page:
 
 class WebAppServer:
     def __init__(self, port: TablePort, token: str, *, host: str, listen_port: int,
-                 metrics: WebMetrics | None = None, poll: float = 0.0,
+                 metrics: WebMetrics | None = None,
                  clock: Callable[[], float] = time.time,
                  links: TableLinks | None = None) -> None:
         self.port = port
@@ -148,9 +148,6 @@ class WebAppServer:
         self.delivered: list[float] = []  # seconds from "changed" to a page's send (bench)
         self.measure = False
         self._runner: web.AppRunner | None = None
-        # several processes: a move stored by another process is not announced here, so
-        # the open pages' games are looked at every ``poll`` seconds (0: never)
-        self.poll = poll
         port.on_change(self.changed)
 
     # ---------------------------------------------------------------- the application
@@ -178,8 +175,6 @@ class WebAppServer:
             await runner.cleanup()
             raise
         self._runner = runner
-        if self.poll > 0:
-            self._spawn(self._polling())
         log.info("the Mini App on http://%s:%s/", self.host, self.bound_port)
 
     @property
@@ -525,20 +520,23 @@ class WebAppServer:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def _polling(self) -> None:
-        while True:
-            await asyncio.sleep(self.poll)
-            for game in list(self.pages):
-                with contextlib.suppress(Exception):  # (the next round tries again)
-                    await self._fan_out(game, 1 << 62, time.perf_counter())
-
-    def changed(self, game: int, version: int) -> None:
-        """``TablePort`` says: game ``game`` changed to ``version`` (a move was stored)."""
+    def changed(self, game: int | None, version: int) -> None:
+        """``TablePort`` says: game ``game`` changed to ``version`` (a move was stored, by
+        this process or another), or (``None``) changes may have been missed: every open
+        page gets its view again (each page's views only ever go forward: ``_push``)."""
+        stamp = time.perf_counter()
+        if game is None:
+            for each in list(self.pages):
+                self._spawn(self._fan_out(each, 1 << 62, stamp))
+            return
         if game not in self.pages:
             return
-        self._spawn(self._fan_out(game, version, time.perf_counter()))
+        self._spawn(self._fan_out(game, version, stamp))
 
     async def _fan_out(self, game: int, version: int, stamp: float) -> None:
         for page in list(self.pages.get(game, ())):
             if page.sent < version:
-                await self._sync(page, stamp)
+                try:
+                    await self._sync(page, stamp)
+                except Exception:  # (the storage failed: the next change or a sync retries)
+                    log.exception("game %s: a page's view could not be read", game)

@@ -18,3 +18,17 @@ def test_bench_web_runs(capsys: pytest.CaptureFixture[str]) -> None:
     # as one view: never more than 90)
     assert sends and 30 <= int(sends.group(1)) <= 90
     assert "memory per open page" in out and "pages dropped: 0" in out
+
+
+def test_bench_web_open_runs_the_real_application(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--open N``: ``python -m bot`` with N pages, against the same run without pages."""
+    assert main(["web", "--open", "6", "--seconds", "3", "--think", "0.5"]) == 0
+    out = capsys.readouterr().out
+    moves = [int(m) for m in re.findall(r"(\d+) moves stored", out)]
+    assert len(moves) == 2 and all(m > 0 for m in moves), out
+    assert re.search(r"CPU per move, pages / no pages: [\d.]+x", out)
+    pairs = re.search(r"stored -> on each page: (\d+) \(move, page\) pairs, p50 [\d.]+ ms, "
+                      r"p95 [\d.]+ ms, max [\d.]+ ms; never arrived 0", out)
+    # every move stored while measured reaches its game's 3 pages
+    assert pairs and int(pairs.group(1)) == 3 * moves[0], out
+    assert re.search(r"memory: .* KiB a page", out)

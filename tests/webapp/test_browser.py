@@ -51,7 +51,7 @@ async def test_a_whole_solo_deal_by_touch(server: FakeTelegramServer, db: Path,
         states[s.state.version] = s.state
         assert app.webapp is not None
 
-        def keep(game: int, version: int) -> None:
+        def keep(game: int | None, version: int) -> None:
             if game == gid and s.state is not None:
                 states[version] = s.state
 

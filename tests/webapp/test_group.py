@@ -69,7 +69,7 @@ async def test_two_pages_and_buttons_at_one_group_table(server: FakeTelegramServ
         states: dict[int, GameState] = {}
         assert app.webapp is not None
 
-        def keep(game: int, version: int) -> None:
+        def keep(game: int | None, version: int) -> None:
             if game == gid and s.state is not None:
                 states[version] = s.state
 

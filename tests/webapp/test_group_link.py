@@ -92,7 +92,7 @@ async def test_a_group_table_from_its_link_seats_and_a_spectator(
         assert len(param) <= 512 and str(gid) in param
         states: dict[int, GameState] = {}
 
-        def keep(game: int, version: int) -> None:
+        def keep(game: int | None, version: int) -> None:
             if game == gid and s.state is not None:
                 states[version] = s.state
 

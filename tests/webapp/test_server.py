@@ -261,22 +261,25 @@ async def test_a_page_that_never_reads_is_dropped() -> None:
     assert page.closed and 5 not in srv.pages and srv.metrics.dropped == 1
 
 
-async def test_several_processes_a_move_stored_elsewhere_reaches_the_page() -> None:
-    """With ``poll`` (several processes share the database), a page gets a newer view of
-    its game although no "changed" was announced in this process."""
+async def test_the_port_s_changes_reach_the_page_once_in_order_and_a_resync() -> None:
+    """What the port says changed (the storage's feed: any process's moves) reaches the
+    page once; a view older than one sent is never sent after it; ``None`` (changes may
+    have been missed) has every page read its view again.  Nothing is looked at unasked."""
     from dataclasses import replace
 
     from bot.engine.game import new_game
     from bot.engine.rules import Rules
     from bot.webapp.auth import WebUser
-    from bot.webapp.port import Refusal, SeatPlace, SeatView
+    from bot.webapp.port import Changed, Refusal, SeatPlace, SeatView
 
     state = {"version": 3}
     base = view(new_game(Rules(), 1), 0)
+    heard: list[Changed] = []
+    looks: list[int] = []
 
     class Elsewhere:
-        def on_change(self, listener: object) -> None:
-            pass
+        def on_change(self, listener: Changed) -> None:
+            heard.append(listener)
 
         def lang_for(self, user_id: int, code: str | None) -> str:
             return "ru"
@@ -285,6 +288,7 @@ async def test_several_processes_a_move_stored_elsewhere_reaches_the_page() -> N
             return [9]
 
         async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+            looks.append(state["version"])
             place = SeatPlace(9, ("А", "Б", "В"), (False, True, True), True, True, None)
             return SeatView(replace(base, version=state["version"]), place, "ru")
 
@@ -296,16 +300,32 @@ async def test_several_processes_a_move_stored_elsewhere_reaches_the_page() -> N
             return None
 
     token = "1:" + "A" * 30
-    srv = WebAppServer(Elsewhere(), token, host="127.0.0.1", listen_port=0, poll=0.05)
+    srv = WebAppServer(Elsewhere(), token, host="127.0.0.1", listen_port=0)
     await srv.start()
     try:
         async with aiohttp.ClientSession() as http:
             ws = await http.ws_connect(f"http://127.0.0.1:{srv.bound_port}/ws")
             got = await _hello(ws, SessionKey.for_token(token).make(5, "ru", 2e9), 9)
             assert got["view"]["version"] == 3
-            state["version"] = 4  # stored by another process: nobody says "changed" here
+            state["version"] = 4  # stored elsewhere, not told: nothing is looked at
+            await asyncio.sleep(0.3)
+            assert looks == [3, 3]  # (the hello's check and its first view)
+            [listener] = heard
+            listener(9, 4)
             msg = await ws.receive_json(timeout=2)
             assert msg["type"] == "view" and msg["view"]["version"] == 4
+            listener(9, 4)  # told twice (the feed and this process's hook): sent once
+            listener(8, 7)  # a game with no page here: not looked at
+            state["version"] = 3  # an older view read late: never sent after a newer one
+            listener(9, 5)
+            await asyncio.sleep(0.2)
+            assert looks == [3, 3, 4, 3]  # (looked at once: 4 was sent, nothing for 8)
+            state["version"] = 6
+            listener(None, 0)  # the feed reconnected: every page reads its view again
+            msg = await ws.receive_json(timeout=2)
+            assert msg["type"] == "view" and msg["view"]["version"] == 6
+            await asyncio.sleep(0.2)
+            assert looks == [3, 3, 4, 3, 6]
             await ws.close()
     finally:
         await srv.stop()

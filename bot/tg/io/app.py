@@ -212,8 +212,7 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
         for kind in FOLLOWED:  # the pages follow the owner's events, as the chat does
             service.events.subscribe(kind, port.table_event)
         server = WebAppServer(port, s.token, host=s.webapp_listen,
-                              listen_port=s.webapp_port, metrics=metrics,
-                              poll=1.0 if service.coord.shared else 0.0, links=links)
+                              listen_port=s.webapp_port, metrics=metrics, links=links)
         try:
             await server.start()
         except OSError as e:
