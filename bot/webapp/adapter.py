@@ -21,6 +21,7 @@ from collections import OrderedDict
 
 from telegram.error import TelegramError
 
+from bot.engine.record import last_trick
 from bot.engine.state import GameState, Phase
 from bot.engine.views import public_view, view
 from bot.i18n import lang_of, t
@@ -118,11 +119,17 @@ class ServicePort:
 
     def _place(self, s: Session, st: GameState, lang: str, seat: int) -> SeatPlace:
         labels = s.labels()
-        summary, summary_deal = "", 0
+        summary, summary_deal, deal_last = "", 0, None
         if st.history:
             last = st.history[-1]
-            summary = _plain(render_deal_end(lang, sheet_row(last), labels).text)
+            trick = last_trick(st.rules, last)  # (public: its cards were played)
+            summary = _plain(render_deal_end(lang, sheet_row(last), labels, last=trick,
+                                             me=seat).text)
             summary_deal = last.number
+            # the finished deal's last trick stays in the middle until the next lead
+            d = st.deal
+            if d is None or d.number == last.number or not (d.trick or d.tricks):
+                deal_last = trick
         timed = self.service.config.timeout(s.pace) is not None  # (unhurried: no clock)
         deadline = s.deadline if timed and not s.solo and st.to_act >= 0 else None
         return SeatPlace(
@@ -134,7 +141,8 @@ class ServicePort:
             if st.history else "",
             rows=tuple(h.totals for h in st.history),
             free=seat < 0 and not s.solo and s.status == "playing"
-            and st.phase != Phase.GAME_OVER and bool(K.free_seats(s.seats)))
+            and st.phase != Phase.GAME_OVER and bool(K.free_seats(s.seats)),
+            deal_last=deal_last)
 
     async def watch_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
         """The public view of a group's table for a member of that group who is not
