@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from . import cards as C
-from .game import apply, deal, derive_seed, layout_from_seed, legal_actions, new_game
+from .game import (
+    active_seats,
+    apply,
+    deal,
+    derive_seed,
+    layout_from_seed,
+    legal_actions,
+    new_game,
+)
 from .rules import CLASSIC, PRESETS, Rules, RulesError, rules_from_dict
 from .state import (
     CONTRACT,
@@ -24,10 +32,12 @@ from .state import (
     REDEAL,
     TALON,
     Action,
+    DealResult,
     GameState,
     IllegalAction,
     Layout,
     Phase,
+    Trick,
     parse_action,
 )
 
@@ -45,6 +55,31 @@ def split_action(text: str) -> tuple[int, str]:
         raise IllegalAction(f"an action must be written 'seat:action', got {text!r}",
                             "action_format", text=text)
     return int(seat_s), action.strip()
+
+
+def last_trick(rules: Rules, res: DealResult) -> Trick | None:
+    """The last trick of a finished deal, read from its actions (public once played: the
+    cards of the tricks, the marriages declared and so the trump); None when the deal had
+    no complete trick (a redeal, a concession)."""
+    if res.outcome not in ("made", "failed", "played"):
+        return None
+    size = len(active_seats(rules, res.dealer))
+    trump = -1
+    trick: list[tuple[int, int]] = []
+    last: Trick | None = None
+    for text in res.actions:
+        seat, a = split_action(text)
+        action = parse_action(a)
+        if action.kind not in (PLAY, DECLARE):
+            continue
+        if action.kind == DECLARE and C.rank_of(action.card) != C.ACE:
+            trump = C.suit_of(action.card)
+        trick.append((seat, action.card))
+        if len(trick) == size:
+            won = C.trick_winner_index([c for _, c in trick], trump if trump >= 0 else None)
+            last = Trick(trick[0][0], tuple(trick), trick[won][0], trump)
+            trick = []
+    return last
 
 
 def _apply_text(state: GameState, text: str, where: str) -> GameState:

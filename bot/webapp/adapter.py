@@ -31,8 +31,9 @@ from dataclasses import dataclass
 
 from telegram.error import TelegramError
 
+from bot.engine.record import last_trick
 from bot.engine.rules import rules_from_dict
-from bot.engine.state import DealResult, GameState, Phase
+from bot.engine.state import DealResult, GameState, Phase, Trick
 from bot.engine.views import public_view, view
 from bot.i18n import lang_of, t
 from bot.tg.model import Replayed, SeatInfo, replay, seats_from_json, sheet_row
@@ -52,7 +53,7 @@ log = logging.getLogger(__name__)
 
 ENDED_KEPT = 256  # finished games whose last view stays readable by their pages
 HEARD_KEPT = 16384  # games whose newest version heard from the feed is remembered
-SHEETS_KEPT = 4096  # (game, language): the summary and sheet made at a deal's end
+SHEETS_KEPT = 4096  # (game, language, seat): the summary and sheet made at a deal's end
 STORED_KEPT = 1024  # games read back from storage (another process holds them) kept
 _TAGS = re.compile(r"<[^>]+>")
 # the popups of a refused press, by key: a bounded label for each (the metrics)
@@ -93,9 +94,9 @@ class ServicePort:
         self.heard: OrderedDict[int, int] = OrderedDict()
         self.stored: OrderedDict[int, _Stored] = OrderedDict()
         self.waiting: set[asyncio.Task[None]] = set()
-        # (game, language) -> (deals, labels, (summary, its deal, sheet))
-        self.sheets: OrderedDict[tuple[int, str], tuple[
-            int, tuple[R.SeatLabel, ...], tuple[str, int, str]]] = OrderedDict()
+        # (game, language, seat) -> (deals, labels, (summary, its deal, sheet, last trick))
+        self.sheets: OrderedDict[tuple[int, str, int], tuple[
+            int, tuple[R.SeatLabel, ...], tuple[str, int, str, Trick | None]]] = OrderedDict()
         self.unsubscribe = service.storage.feed.subscribe(self._heard)
 
     def table_event(self, e: TableEvent) -> None:
@@ -261,7 +262,12 @@ class ServicePort:
 
     def _place(self, s: Session, st: GameState, lang: str, seat: int) -> SeatPlace:
         labels = s.labels()
-        summary, summary_deal, sheet = self._sheet(s.game_id, lang, st.history, labels)
+        summary, summary_deal, sheet, trick = self._sheet(s.game_id, lang, st, labels, seat)
+        deal_last = None
+        if st.history:  # the finished deal's last trick stays in the middle until the next lead
+            d = st.deal
+            if d is None or d.number == summary_deal or not (d.trick or d.tricks):
+                deal_last = trick
         timed = self.service.config.timeout(s.pace) is not None  # (unhurried: no clock)
         deadline = s.deadline if timed and not s.solo and st.to_act >= 0 else None
         return SeatPlace(
@@ -271,22 +277,27 @@ class ServicePort:
             summary_deal=summary_deal, sheet=sheet,
             rows=tuple(h.totals for h in st.history),
             free=seat < 0 and not s.solo and s.status == "playing"
-            and st.phase != Phase.GAME_OVER and bool(K.free_seats(s.seats)))
+            and st.phase != Phase.GAME_OVER and bool(K.free_seats(s.seats)),
+            deal_last=deal_last)
 
-    def _sheet(self, game_id: int, lang: str, history: tuple[DealResult, ...],
-               labels: tuple[R.SeatLabel, ...]) -> tuple[str, int, str]:
-        """The last deal's summary, its number and the sheet, in ``lang``: made once per
-        deal and language (they change with a deal's end, not with each move)."""
+    def _sheet(self, game_id: int, lang: str, st: GameState, labels: tuple[R.SeatLabel, ...],
+               seat: int) -> tuple[str, int, str, Trick | None]:
+        """The last deal's summary (from ``seat``'s side, its last trick first), its number,
+        the sheet and that last trick (public: its cards were played), in ``lang``: made
+        once per deal, language and seat (they change with a deal's end, not each move)."""
+        history: tuple[DealResult, ...] = st.history
         if not history:
-            return "", 0, ""
-        key = (game_id, lang)
+            return "", 0, "", None
+        key = (game_id, lang, seat)
         kept = self.sheets.get(key)
         if kept is not None and kept[0] == len(history) and kept[1] == labels:
             self.sheets.move_to_end(key)
             return kept[2]
         last = history[-1]
-        made = (_plain(render_deal_end(lang, sheet_row(last), labels).text), last.number,
-                _plain(render_score(lang, [sheet_row(h) for h in history], labels)))
+        trick = last_trick(st.rules, last)
+        made = (_plain(render_deal_end(lang, sheet_row(last), labels, last=trick, me=seat).text),
+                last.number,
+                _plain(render_score(lang, [sheet_row(h) for h in history], labels)), trick)
         self.sheets[key] = (len(history), labels, made)
         while len(self.sheets) > SHEETS_KEPT:
             self.sheets.popitem(last=False)

@@ -81,6 +81,9 @@ def seat_payload(sv: SeatView) -> Json:
     if v.tricks:
         t = v.tricks[-1]
         last = {"cards": [[s, card_code(c)] for s, c in t.cards], "winner": t.winner}
+    done = p.deal_last  # the finished deal's last trick, until the next deal's first card
+    deal_last = None if done is None else {
+        "cards": [[s, card_code(c)] for s, c in done.cards], "winner": done.winner}
     running = None
     if v.declarer >= 0 and v.phase == Phase.PLAY:
         running = v.taken[v.declarer] + sum(d.value for d in v.declared if d.seat == v.declarer)
@@ -133,6 +136,7 @@ def seat_payload(sv: SeatView) -> Json:
         "discarded": [card_code(c) for c in v.discarded],
         "trick": trick,
         "last_trick": last,
+        "deal_last_trick": deal_last,
         "declared": [[d.seat, C.SUIT_LETTERS[d.suit] if d.suit < 4 else "A", d.value]
                      for d in v.declared],
         "taken": list(v.taken),

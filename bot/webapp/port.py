@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from bot.engine.state import Trick
 from bot.engine.views import TableView
 from bot.webapp.auth import WebUser
 
@@ -39,6 +40,8 @@ class SeatPlace:
     rows: tuple[tuple[int, ...], ...] = field(default=())  # the sheet: totals after each deal
     sheet: str = ""  # the score sheet like the paper one (monospace, marks, legend: /score)
     free: bool = False  # a spectator may take a seat (a computer's, or one its person left)
+    # the last trick of the finished deal, until the next deal's first card (the middle)
+    deal_last: Trick | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,9 +98,15 @@ def _check_deal(lang: str, texts: list[str], deal: int, contract: int,
     head_next = _TAG.sub("", t(lang, "table.head", n=deal + 1, dealer="")).strip()
     summary = t(lang, "summary.head", n=deal).rstrip(":")
     ours = [i for i, x in enumerate(texts) if x.startswith(head)]
-    summaries = [i for i, x in enumerate(texts) if x.startswith(summary + " — ")]
+    summaries = [i for i, x in enumerate(texts)
+                 if any(line.startswith(summary + " — ") for line in x.split("\n"))]
     following = [i for i, x in enumerate(texts) if x.startswith(head_next)]
     assert ours and summaries and following, (deal, len(texts))
+    # the summary opens with the deal's last trick, its last card and who took it
+    last = t(lang, "summary.last_trick", cards="\0", winner="\0").split("\0")
+    for i in summaries:
+        first = texts[i].split("\n")[0]
+        assert first.startswith(last[0]) and last[1] in first, first
     assert max(ours) < summaries[0] < following[0], "the summary is not between the deals"
     assert len(summaries) == 1 or max(summaries) < following[0]
     pattern = _points_pattern(lang, contract)
@@ -191,9 +197,12 @@ def test_the_deal_check_catches_what_a_player_would() -> None:
     def table(points: int) -> str:
         return f"🃏 Кон 1 · сдаёт Вера\nОчки: вы — набрано {points} из 100 · Вера 0"
 
-    summary, after = "Кон 1 — Анна: игра 100, взято 120 — сыграна, +100", "🃏 Кон 2 · сдаёт Анна"
+    deal_only = "Кон 1 — Анна: игра 100, взято 120 — сыграна, +100"
+    summary = "Последняя взятка: Анна A♠️ · вы 9♠️ · Вера 10♠️ → Анна\n" + deal_only
+    after = "🃏 Кон 2 · сдаёт Анна"
     _check_deal("ru", [table(0), table(11), summary, after], 1, 100, "вы")
     for wrong in ([table(11), after, summary],  # the summary after the next deal's table
+                  [table(11), deal_only, after],  # no last trick
                   [table(11), summary, table(11), after],  # the deal changed after its summary
                   ["🃏 Кон 1 · сдаёт Вера", summary, after],  # no running points
                   [table(11), table(0), summary, after]):  # points going down
@@ -223,3 +232,10 @@ def test_a_deal_quote_shows_what_changed_from_the_table_to_the_summary() -> None
         "bot edits group -1 #2: 🃏 Кон 1 · сдаёт Анна\n    …\n    Ход: Анна ⏳",
         "bot edits group -1 #2: Кон 1 — Анна: роспись 100, −100",
     ]) + "\n"
+    # a summary that opens with the deal's last trick ends the quote too
+    text = text.replace("#2: Кон 1 — Анна: роспись 100, −100",
+                        "#2: Последняя взятка: Анна A♠️ · Борис 9♠️ → Анна\n"
+                        "      Кон 1 — Анна: игра 100, взято 120 — сыграна, +100")
+    assert deal_quote(text, "group", "Кон 1 ·", "Кон 1 — ").endswith(
+        "bot edits group -1 #2: Последняя взятка: Анна A♠️ · Борис 9♠️ → Анна\n"
+        "    Кон 1 — Анна: игра 100, взято 120 — сыграна, +100\n")

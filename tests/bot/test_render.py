@@ -14,6 +14,7 @@ import pytest
 from bot.ai.explain import Analysis, Mistake
 from bot.engine import cards as C
 from bot.engine.game import apply, legal_actions, new_game
+from bot.engine.record import last_trick
 from bot.engine.rule_texts import RULE_ALIASES
 from bot.engine.rules import RULE_IDS, RULE_SPECS, RulesError, make_rules
 from bot.engine.state import (
@@ -26,6 +27,7 @@ from bot.engine.state import (
     GameState,
     IllegalAction,
     Phase,
+    Trick,
 )
 from bot.engine.views import TableView, public_view, view
 from bot.i18n import LANGS, has
@@ -818,3 +820,56 @@ def test_hints_name_talon_decisions_with_the_buttons_words() -> None:
                 assert line.startswith("после неё заказ " + word), line
 
 
+
+
+_LAST_WORDS = {"ru": ("Последняя взятка", "вы", "Кон 10 — Анна"),
+               "uk": ("Остання взятка", "ви", "Кін 10 — Анна"),
+               "en": ("Last trick", "you", "Deal 10 — Анна")}
+
+
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
+def test_a_deal_summary_opens_with_its_last_trick_and_who_took_it(lang: str) -> None:
+    word, you, head = _LAST_WORDS[lang]
+    q, ten, jack = C.parse("Q♣"), C.parse("10♦"), C.parse("J♦")
+    last = Trick(0, ((0, q), (1, ten), (2, jack)), 0, C.parse("Q♣") // 6)
+    group = R.render_deal_end(lang, _dump_row(), SEATS[:3], last=last).text.split("\n")
+    assert group[0] == (f"{word}: Анна {R.card_text(q)} · Борис &lt;b&gt; {R.card_text(ten)}"
+                        f" · 🤖 Вера {R.card_text(jack)} → Анна")
+    assert group[1].startswith(head)
+    hand = R.render_deal_end(lang, _dump_row(), SEATS[:3], last=last, me=0).text.split("\n")
+    assert hand[0] == (f"{word}: {you} {R.card_text(q)} · Борис &lt;b&gt; "
+                       f"{R.card_text(ten)} · 🤖 Вера {R.card_text(jack)} → {you}")
+    # no trick (a concession, a redeal): the summary alone, as before
+    assert R.render_deal_end(lang, _dump_row(), SEATS[:3]).text.split("\n")[0] == group[1]
+
+
+@pytest.mark.parametrize(("players", "preset"), [(2, "classic"), (2, "full"), (3, "classic"),
+                                                 (3, "full"), (4, "classic")])
+def test_the_last_trick_of_every_played_deal_is_the_one_played(players: int,
+                                                              preset: str) -> None:
+    """``last_trick`` reads the deal's record: the cards of the trick that ended it, in
+    order, and its winner under the trump of that moment, as the state before the last
+    card holds them; no trick for a deal without play."""
+    rules = make_rules(preset, players=players)
+    seen = played = 0
+    prev: GameState | None = None
+    for st in states(players, preset, seed=40 + players, steps=4000):
+        if prev is not None and len(st.history) > len(prev.history):
+            res = st.history[-1]
+            got = last_trick(rules, res)
+            d = prev.deal
+            if res.outcome in ("made", "failed", "played"):
+                assert d is not None and len(d.trick) == len(d.active) - 1
+                seat = d.to_act
+                (card,) = d.hands[seat]
+                cards = (*d.trick, (seat, card))
+                trump = d.trump
+                win = cards[C.trick_winner_index([c for _, c in cards],
+                                                 trump if trump >= 0 else None)][0]
+                assert got == Trick(cards[0][0], cards, win, trump)
+                played += 1
+            else:
+                assert got is None
+            seen += 1
+        prev = st
+    assert played >= 3 and seen >= played

@@ -96,7 +96,7 @@ _STAMPED = re.compile(r" *\d+\.\d\d  (.*)", re.S)
 
 def deal_quote(text: str, chat: str, head: str, summary: str) -> str:
     """One chat of a transcript from the message that shows ``head`` (a deal's table) to
-    the one that starts with ``summary`` (its summary), with the presses between: each
+    the one with a line that starts with ``summary`` (its summary), with the presses between: each
     edit shows the lines that changed, ``…`` for a run of unchanged ones.  ``chat`` is
     ``group`` or ``private`` as the transcript names it."""
     out: list[str] = []
@@ -129,6 +129,6 @@ def deal_quote(text: str, chat: str, head: str, summary: str) -> str:
             if not (same and shown and shown[-1] == "…"):
                 shown.append("…" if same else line)
         out.append(where + ": " + "\n    ".join(shown))
-        if body.startswith(summary):
+        if any(line.startswith(summary) for line in lines):  # (after its last trick)
             break
     return "\n".join(out) + "\n"

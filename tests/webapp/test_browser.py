@@ -111,6 +111,12 @@ async def test_a_whole_solo_deal_by_touch(server: FakeTelegramServer, db: Path,
         await page.evaluate("Telegram.WebApp.__back()")
         assert await page.locator("#summary").is_hidden()
         assert not await page.evaluate("Telegram.WebApp.BackButton.isVisible")
+        # the deal's last trick stays in the middle until the next deal's first card (that
+        # deal's bidding waits for Anna): its three cards, who took it
+        await page.wait_for_selector("#trick.last .slot", timeout=5000)
+        assert await page.locator("#trick.last .slot").count() == 3
+        assert await page.locator("#trick.last .slot.won").count() == 1
+        assert (await page.inner_text("#note")).startswith("Последняя взятка: ")
         # 📋 the sheet: a row per deal and the totals; the four-colour deck as a setting
         await page.click("#sheet-btn")
         paper = await page.inner_text("#sheet pre.paper")  # as /score shows it

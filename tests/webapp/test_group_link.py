@@ -23,7 +23,7 @@ from tests.bot.helpers import open_table, service, smart, start_private, txt
 from tests.fakeapi import FakeTelegramServer, FakeUser
 from tests.webapp.browser import browser, open_page
 from tests.webapp.helpers import base_url, init_data, webapp_running
-from tests.webapp.test_payload import cards_in
+from tests.webapp.test_payload import cards_in, finished_trick
 from tests.webapp.test_server import refusals
 
 __all__ = ["browser"]
@@ -46,11 +46,12 @@ def start_param(url: str) -> str:
 
 def public_cards(s: GameState) -> set[int]:
     """What everybody at the table may see, from the full state (not from views.py): the
-    cards played, the talon once shown, passed cards only when passing is open."""
+    cards played (and the last trick of the deal just finished), the talon once shown,
+    passed cards only when passing is open."""
     d = s.deal
     if d is None:
-        return set()
-    known = {c for _, c in d.trick} | {c for t in d.tricks for _, c in t.cards}
+        return finished_trick(s)
+    known = finished_trick(s) | {c for _, c in d.trick} | {c for t in d.tricks for _, c in t.cards}
     if d.talon_shown:
         known |= set(d.talon_taken)
     if d.unblinded or (not s.rules.pass_face_down and d.kind == Kind.NORMAL):

@@ -9,9 +9,19 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.engine.game import apply, legal_actions, new_game, seat_actions
+from bot.engine.game import active_seats, apply, legal_actions, new_game, seat_actions
+from bot.engine.record import split_action
 from bot.engine.rules import Rules
-from bot.engine.state import GIVE, PLAY, Action, GameState, Kind, Phase
+from bot.engine.state import (
+    DECLARE,
+    GIVE,
+    PLAY,
+    Action,
+    GameState,
+    Kind,
+    Phase,
+    parse_action,
+)
 from bot.engine.views import view
 from bot.i18n import CATALOGS, LANGS
 from bot.webapp.payload import (
@@ -50,12 +60,23 @@ def cards_in(payload: Any) -> set[int]:
     return found
 
 
+def finished_trick(s: GameState) -> set[int]:
+    """The cards of the last trick of the deal just finished (played: everybody saw them;
+    the page keeps them in the middle until the next deal's first card)."""
+    if not s.history:
+        return set()
+    res = s.history[-1]
+    played = [a.card for a in (parse_action(split_action(x)[1]) for x in res.actions)
+              if a.kind in (PLAY, DECLARE)]
+    return set(played[-len(active_seats(s.rules, res.dealer)):]) if played else set()
+
+
 def may_know(s: GameState, seat: int) -> set[int]:
     """What ``seat`` may know, from the full state (independently of views.py)."""
+    known = finished_trick(s)
     d = s.deal
     if d is None:
-        return set()
-    known: set[int] = set()
+        return known
     if not (s.phase == Phase.DARK and seat == d.forehand):
         known |= set(d.hands[seat])
     known |= {c for _, c in d.trick} | {c for t in d.tricks for _, c in t.cards}

@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.engine.game import apply, forced_action
+from bot.engine.record import last_trick
 from bot.engine.state import Action, GameState, IllegalAction, Phase
 from bot.engine.views import public_view, view
 from bot.i18n import esc, t
@@ -440,11 +441,14 @@ class TableRoom:
         # opens with the redeal's line (view/table.py), not a summary and then that line
         redeal = res is not None and res.outcome == "redeal" and then > deal
         labels = s.labels()
+        # its last trick opens the summary: the table goes from that trick's first cards
+        # to the summary, so this is where its last card and who took it are seen
+        last = last_trick(st.rules, res) if res is not None else None
         if res is None:  # the deal did not end (a stopped game)
             content = R.render_stopped(s.lang, st.totals, labels)
         else:
             content = R.render_deal_end(s.lang, sheet_row(res), labels, stopped=stopped,
-                                        game_id=s.game_id)
+                                        game_id=s.game_id, last=last)
         if not s.solo and not (redeal and self.outbox.rename(
                 s.chat_id, table_key(s.game_id, deal), table_key(s.game_id, then))):
             self._put_table(s, deal, content, final=True)
@@ -459,7 +463,7 @@ class TableRoom:
                 c = R.render_stopped(lang, st.totals, labels)
             else:
                 c = R.render_deal_end(lang, sheet_row(res), labels, stopped=stopped,
-                                      game_id=s.game_id)
+                                      game_id=s.game_id, last=last, me=seat)
             self.put_hand(s, seat, deal, c, final=True)
         s.events = {k: v for k, v in s.events.items() if k > deal}
 

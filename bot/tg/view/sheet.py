@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from bot.engine.state import Trick
 from bot.i18n import esc, has, t
 from bot.tg.view import callbacks as cb
 from bot.tg.view.common import (
@@ -20,6 +21,7 @@ from bot.tg.view.common import (
     unique_names,
 )
 from bot.tg.view.table import (
+    done_trick_line,
     redeal_line,
 )
 
@@ -118,10 +120,14 @@ def _totals(totals: Sequence[int], seats: Sequence[SeatLabel]) -> str:
 
 
 def render_deal_end(lang: str, row: dict[str, Any], seats: Sequence[SeatLabel],
-                    *, stopped: bool = False, game_id: int = 0) -> Rendered:
-    """What a table or hand message of a finished deal turns into: with ``game_id``, a
-    deal that was played out gets a 🔍 button (its open-card analysis)."""
-    lines = deal_summary(lang, row, seats)
+                    *, stopped: bool = False, game_id: int = 0, last: Trick | None = None,
+                    me: int = -1) -> Rendered:
+    """What a table or hand message of a finished deal turns into: the deal's last trick
+    first (``last``: its cards and who took it, as the table showed each trick before;
+    ``me``: the seat whose hand it is), then the summary; with ``game_id``, a deal that
+    was played out gets a 🔍 button (its open-card analysis)."""
+    lines = [done_trick_line(lang, "summary.last_trick", last, seats, me)] if last else []
+    lines += deal_summary(lang, row, seats)
     if row.get("winner", -1) >= 0:
         lines.append(t(lang, "summary.game_over"))
     if stopped:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from bot.engine.state import (
     Kind,
     Phase,
+    Trick,
 )
 from bot.engine.views import TableView
 from bot.i18n import esc, has, t
@@ -139,11 +140,16 @@ def _trick_line(lang: str, v: TableView, seats: Sequence[SeatLabel], me: int) ->
             items.append(f"{who(lang, seats, v.to_act, me)} …")
         return t(lang, "table.trick", cards=" · ".join(items))
     if v.tricks:
-        last = v.tricks[-1]
-        items = [f"{who(lang, seats, s, me)} {card_text(c)}" for s, c in last.cards]
-        return t(lang, "table.last_trick", cards=" · ".join(items),
-                 winner=who(lang, seats, last.winner, me))
+        return done_trick_line(lang, "table.last_trick", v.tricks[-1], seats, me)
     return None
+
+
+def done_trick_line(lang: str, key: str, trick: Trick, seats: Sequence[SeatLabel],
+                    me: int) -> str:
+    """A trick played out, its cards in order and who took it (``key``: the previous
+    trick of the table, the last one of a deal)."""
+    items = [f"{who(lang, seats, s, me)} {card_text(c)}" for s, c in trick.cards]
+    return t(lang, key, cards=" · ".join(items), winner=who(lang, seats, trick.winner, me))
 
 
 def table_lines(lang: str, v: TableView, info: TableInfo, me: int) -> list[str]:

@@ -389,6 +389,15 @@
         box.appendChild(cardSlot(p[1], place(p[0]) + (p[0] === v.last_trick.winner ? " won" : "")));
       });
       note = fmt("last_trick", { name: name(v.last_trick.winner) });
+    } else if (v.deal_last_trick && !v.talon.length && !v.received) {
+      // the finished deal's last trick stays in the middle until the next deal's lead
+      // (as every trick stays until the next one); face-up talon cards come first
+      var done = v.deal_last_trick;
+      box.className = "last";
+      done.cards.forEach(function (p) {
+        box.appendChild(cardSlot(p[1], place(p[0]) + (p[0] === done.winner ? " won" : "")));
+      });
+      note = fmt("last_trick", { name: name(done.winner) });
     } else if (v.talon.length) {
       box.className = "talon";
       v.talon.forEach(function (code) { box.appendChild(cardSlot(code)); });
