@@ -9,9 +9,9 @@ the room modules; this test reads that order and checks the code against it:
   another room is read or written, no private method called;
 * nothing in a room module touches a private attribute of anything but ``self``; neither
   do the handlers and the application that call the rooms (``bot/tg/io``);
-* a table's fields (``OWNED``: its record, version, status, typed settings and message
-  ids, …) are assigned — or changed in place — only by their owner, ``owner.py``
-  (``table_fields_assigned_elsewhere``);
+* a table's fields (``OWNED``: its record, version, status, seats and rules, typed
+  settings and message ids, …) are assigned — or changed in place, a seat's record
+  included — only by their owner, ``owner.py`` (``table_fields_assigned_elsewhere``);
 * no room and not the owner assigns a callback or an attribute of another object
   (``self.outbox.on_forbidden = …``, ``kit.tasks.on_died = …``) or subscribes a listener:
   the composition root, ``service.py``, is the only place that wires them
@@ -184,8 +184,12 @@ def test_the_check_finds_each_kind_of_violation() -> None:
 OWNER = "owner"  # the module whose code alone assigns a table's fields
 ROOT_MODULE = "service"  # the composition root: the only module that wires
 OWNED = frozenset({"state", "store_version", "status", "lobby_rev", "note", "level",
-                   "settings", "messages"})
+                   "settings", "messages", "seats", "rules"})
 """The fields of a table (``Session``) that only its owner assigns."""
+SEAT_FIELDS = frozenset({"kind", "user_id", "name", "level", "auto", "why"})
+"""The fields of a seat's record (``SeatInfo``, in ``Session.seats``): only the owner
+changes them, also through a name bound to the record (``who = s.seats[i]``, ``for place
+in s.seats``)."""
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove", "clear",
                       "setdefault", "update", "add", "discard", "__setitem__",
                       "__delitem__"})
@@ -214,14 +218,52 @@ def _targets(node: ast.AST) -> list[ast.expr]:
     return []
 
 
+def _is_seats(node: ast.expr, *, walked: bool = False) -> bool:
+    """``s.seats`` (a table's list of seats); ``walked``: also ``enumerate(s.seats)`` and
+    the like, whose items are the seats' records."""
+    if walked and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in ("enumerate", "reversed", "list", "sorted", "tuple") \
+            and node.args:
+        node = node.args[0]
+    return isinstance(node, ast.Attribute) and node.attr == "seats"
+
+
+def _seat_names(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """The names bound to a table's list of seats (``seats = s.seats``) and to one of its
+    seat records (``who = s.seats[i]``, ``for place in s.seats``, ``for i, x in
+    enumerate(s.seats)``)."""
+    lists: set[str] = set()
+    records: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if not isinstance(t, ast.Name):
+                    continue
+                if _is_seats(node.value):
+                    lists.add(t.id)
+                elif isinstance(node.value, ast.Subscript) and _is_seats(node.value.value):
+                    records.add(t.id)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) \
+                and _is_seats(node.iter, walked=True):
+            target = node.target
+            if isinstance(target, ast.Tuple) and target.elts:
+                target = target.elts[-1]
+            if isinstance(target, ast.Name):
+                records.add(target.id)
+    return lists, records
+
+
 def table_fields_assigned_elsewhere(sources: dict[str, str]) -> list[str]:
     """Assignments (``=``, ``+=``, ``del``, and in-place changes such as ``.pop``) of a
-    table's ``OWNED`` fields, or of anything inside them, outside the owner's module."""
+    table's ``OWNED`` fields, or of anything inside them (a seat's record included, also
+    through a name bound to it), outside the owner's module."""
     out: list[str] = []
     for module, text in sources.items():
         if module == OWNER:
             continue
-        for node in ast.walk(ast.parse(text)):
+        tree = ast.parse(text)
+        lists, records = _seat_names(tree)
+        for node in ast.walk(tree):
             changed: list[ast.expr] = [t for t in _targets(node)
                        if isinstance(t, (ast.Attribute, ast.Subscript))]
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
@@ -232,7 +274,11 @@ def table_fields_assigned_elsewhere(sources: dict[str, str]) -> list[str]:
                 if isinstance(root, ast.Name) and root.id in ("self", "cls") \
                         and names[:1] and names[0] not in OWNED:
                     continue  # (an object's own attribute, not a table's)
-                hit = OWNED.intersection(names)
+                hit: set[str] = set(OWNED.intersection(names))
+                if isinstance(root, ast.Name) and (
+                        root.id in lists
+                        or (root.id in records and SEAT_FIELDS.intersection(names[:1]))):
+                    hit = {"seats"}  # (through a name bound to the seats or to a seat)
                 if hit:
                     out.append(f"{module}.py:{target.lineno} assigns the table's "
                                f"{sorted(hit)[0]} (only its owner may): "
@@ -299,6 +345,15 @@ def test_the_owner_check_catches_each_kind_of_violation() -> None:
         "s.messages.pings.pop(1, None)": "assigns the table's messages",
         "s.seats, s.note = [], ''": "assigns the table's note",
         "other.state = None": "assigns the table's state",
+        "s.seats[0] = shown": "assigns the table's seats",
+        "s.seats.append(shown)": "assigns the table's seats",
+        "del s.seats[1:]": "assigns the table's seats",
+        "s.seats[2].auto = True": "assigns the table's seats",
+        "s.rules = shown": "assigns the table's rules",
+        "who = s.seats[0]\n    who.why = 'away'": "assigns the table's seats",
+        "for place in s.seats:\n        place.level = 'strong'": "assigns the table's seats",
+        "for i, x in enumerate(s.seats):\n        x.auto = False": "assigns the table's seats",
+        "seats = s.seats\n    seats.pop()": "assigns the table's seats",
     }
     for line, want in bad.items():
         source = f"def f(self, s, other, shown):\n    {line}\n"
@@ -307,12 +362,24 @@ def test_the_owner_check_catches_each_kind_of_violation() -> None:
         assert table_fields_assigned_elsewhere({OWNER: source}) == []
     fine = "def f(self, s):\n    self.asked = set()\n    s.keepers_menu = ''\n    x = s.status\n"
     assert table_fields_assigned_elsewhere({"keepers": fine}) == []
+    # a room's own list of seats (a new table's, before it exists) and reading a seat
+    built = ("def f(self, s, game):\n    seats = seats_from_json(game.seats)\n"
+             "    seats[0] = SeatInfo('human', 1, 'A', '')\n    seats.append(seats[0])\n"
+             "    who = s.seats[0]\n    name = who.name\n    s.kind = 'supergroup'\n")
+    assert table_fields_assigned_elsewhere({"lobby": built}) == []
     # the real rooms, with one table field assigned by a room
     sources = room_sources()
     poked = sources["keepers"].replace("s.keepers_menu = page", "s.status = page", 1)
     assert poked != sources["keepers"]
     assert any("keepers.py" in p and "status" in p
                for p in table_fields_assigned_elsewhere({**sources, "keepers": poked}))
+    # … and the real lobby, sitting a person down itself again
+    lobby = sources["lobby"]
+    sits = lobby.replace('self.owner.seat(s, SeatInfo("human", user.id, user.name, ""))',
+                         's.seats.append(SeatInfo("human", user.id, user.name, ""))', 1)
+    assert sits != lobby
+    assert any("lobby.py" in p and "seats" in p
+               for p in table_fields_assigned_elsewhere({**sources, "lobby": sits}))
 
 
 def test_the_wiring_check_catches_each_kind_of_violation() -> None:

@@ -122,6 +122,10 @@ async def test_a_group_table_from_its_link_seats_and_a_spectator(
         # Eve is not a member of the group: refused, nothing shown
         stranger = await opened(browser, app, eve, server.token, param)
         await stranger.wait_for_selector("#message:not([hidden])", timeout=10000)
+        # ("Подключаемся…" first, while the socket is asked: the refusal replaces it)
+        await stranger.wait_for_function(
+            "document.getElementById('message').textContent.indexOf('Подключаемся') < 0",
+            timeout=10000)
         assert "только её участники" in await stranger.inner_text("#message")
         assert await stranger.locator("#hand .card").count() == 0
         # a forged link (another game's MAC) opens nothing

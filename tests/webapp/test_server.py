@@ -220,10 +220,16 @@ async def test_a_button_press_reaches_an_open_page(server: FakeTelegramServer,
         await server.wait_for(lambda: s.state is not None and s.state.to_act == 0)
         st = s.state
         assert st is not None
-        hand = server.chat(anna).last_bot_message()
-        assert hand is not None
-        button = next(b for b in hand.all_buttons if (b.callback_data or "").startswith(
-            f"g{gid}:{st.version}:a:"))
+        prefix = f"g{gid}:{st.version}:a:"
+
+        def shown() -> tuple[Any, Any] | None:  # the hand and a move of this turn, once shown
+            hand = server.chat(anna).last_bot_message()
+            for b in hand.all_buttons if hand is not None else []:
+                if (b.callback_data or "").startswith(prefix):
+                    return hand, b
+            return None
+
+        hand, button = await server.wait_for(shown)  # (the state is stored before it shows)
         loop = asyncio.get_running_loop()
         pressed = loop.time()
         answer = await server.click(anna, hand, data=button.callback_data)

@@ -226,7 +226,7 @@ class CommandsRoom:
                 return
             if s.status == "lobby":
                 saved = self.owner.copy(s)
-                del s.seats[seat]
+                self.owner.unseat(s, seat)
                 self.owner.note(s, t(lang, "lobby.left", name=esc(user.name)))
                 try:
                     await self.lobby.saved(s)

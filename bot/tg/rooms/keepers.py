@@ -320,8 +320,7 @@ class KeepersRoom:
         """A person leaves the lobby by a keeper's decision (stored as the lobby's seats);
         they get one short private line."""
         saved = self.owner.copy(s)
-        who = s.seats[seat]
-        del s.seats[seat]
+        who = self.owner.unseat(s, seat)
         s.page = ""
         self.owner.note(s, t(s.lang, "keepers.removed_note", name=esc(who.name),
                              keeper=esc(keeper[1])))

@@ -141,7 +141,7 @@ class LobbyRoom:
         draft = Session(0, chat.id, "private", lang, user.id, "lobby", rules, seed,
                         [SeatInfo("human", user.id, user.name, "")], level=level)
         while len(draft.seats) < rules.players:
-            draft.seats.append(SeatInfo("computer", 0, self.kit.computer_name(draft), level))
+            self.owner.seat(draft, SeatInfo("computer", 0, self.kit.computer_name(draft), level))
         try:
             gid = await self.storage.create_game(chat.id, user.id, rules=rules.model_dump_json(),
                                                  seed=seed, seats=seats_json(draft.seats))
@@ -161,7 +161,7 @@ class LobbyRoom:
             seat = s.seat_of(user.id)
             if seat < 0:
                 return Answer(t(lang, "popup.not_seated"))
-            del s.seats[seat]
+            self.owner.unseat(s, seat)
             self.owner.note(s, t(lang, "lobby.left", name=esc(user.name)))
             return await self.saved(s)
         manager = await self.people.may_manage(s, user)
@@ -182,13 +182,13 @@ class LobbyRoom:
         if verb == cb.ADD_AI:
             if len(s.seats) >= s.rules.players:
                 return Answer(t(lang, "popup.table_full"))
-            s.seats.append(SeatInfo("computer", 0, self.kit.computer_name(s), s.level))
+            self.owner.seat(s, SeatInfo("computer", 0, self.kit.computer_name(s), s.level))
             self.owner.note(s, "")
             return await self.saved(s)
         if verb == cb.DROP_AI:
             for i in range(len(s.seats) - 1, -1, -1):
                 if s.seats[i].computer:
-                    del s.seats[i]
+                    self.owner.unseat(s, i)
                     self.owner.note(s, "")
                     return await self.saved(s)
             return Answer(t(lang, "popup.no_computer"))
@@ -230,9 +230,11 @@ class LobbyRoom:
             return await self._change_rules(s, rid, RULE_SPECS[rid].options[opt])
         if verb == cb.START:
             if s.solo:  # the computers sit down now, at the level chosen
-                del s.seats[1:]
+                for i in range(len(s.seats) - 1, 0, -1):
+                    self.owner.unseat(s, i)
                 while len(s.seats) < s.rules.players:
-                    s.seats.append(SeatInfo("computer", 0, self.kit.computer_name(s), s.level))
+                    self.owner.seat(s, SeatInfo("computer", 0, self.kit.computer_name(s),
+                                                s.level))
             if len(s.seats) < s.rules.players:
                 return Answer(t(lang, "popup.not_full"))
             await self.start(s)
@@ -252,7 +254,7 @@ class LobbyRoom:
         row = await self.storage.get_user(user.id)
         if row is None or not row.started or row.blocked:
             return Answer(url=f"https://t.me/{self.config.bot_username}?start=join_{s.lobby_code}")
-        s.seats.append(SeatInfo("human", user.id, user.name, ""))
+        self.owner.seat(s, SeatInfo("human", user.id, user.name, ""))
         self.owner.note(s, t(lang, "lobby.joined", name=esc(user.name)))
         return await self.saved(s)
 
@@ -285,7 +287,7 @@ class LobbyRoom:
     async def _set_rules(self, s: Session, rules: Rules) -> Answer:
         if len(s.seats) > rules.players:
             return Answer(t(s.lang, "popup.too_many_seated"))
-        s.rules = rules
+        self.owner.change_rules(s, rules)
         self.owner.note(s, "")
         return await self.saved(s)
 

@@ -62,7 +62,7 @@ class MembershipRoom:
             async with s.lock:
                 if s.status == "lobby":
                     if s.seat_of(user_id) >= 0:
-                        del s.seats[s.seat_of(user_id)]
+                        self.owner.unseat(s, s.seat_of(user_id))
                         self.owner.note(s, "")
                         await self.lobby.saved(s)
                 elif s.status == "playing" and not s.solo:

@@ -1,11 +1,12 @@
 """The owner of every table: the one object that changes and stores a table's fields.
 
 A table (``Session``) holds its record (``state``: the game after its stored moves),
-``store_version``, ``status``, ``lobby_rev``, the lobby's ``note`` and ``level``, its typed
-``settings`` (``session.Settings``: pace, forced moves, hints, pinning, paused) and the typed
-ids of the messages that show it (``session.Messages``, with what each shows).  The rooms
-read them; only ``TableOwner`` assigns them (``tests/test_rooms.py`` checks it), and it
-stores before it tells:
+``store_version``, ``status``, ``lobby_rev``, its ``seats`` (each seat's record included:
+who sits there, the computer's level, handed to the computer and why) and ``rules``, the
+lobby's ``note`` and ``level``, its typed ``settings`` (``session.Settings``: pace, forced
+moves, hints, pinning, paused) and the typed ids of the messages that show it
+(``session.Messages``, with what each shows).  The rooms read them; only ``TableOwner``
+assigns them (``tests/test_rooms.py`` checks it), and it stores before it tells:
 
 * ``commit``: moves (a person's press, or a computer's reply with the moves made at once
   after it) in ONE storage write — the actions, the snapshot, the deadline, the finished
@@ -16,7 +17,13 @@ stores before it tells:
   ``SettingChanged``;
 * ``start``, ``stop``, ``expire``, ``end_lobby``: the status → ``GameStarted``,
   ``GameStopped``;
-* the lobby's changes (``save_lobby``, ``change_settings``, ``set_level``, ``note``);
+* the lobby's changes: a person or a computer sitting down or standing up (``seat``,
+  ``unseat``: a press, /leave, a keeper's removal, a person who blocked the bot), its rules
+  (``change_rules``: a rule, a preset, the size), its note and level (``note``,
+  ``set_level``), then stored as one ``update_lobby`` at the lobby's revision
+  (``save_lobby``; a lobby changed meanwhile is read back, ``reload_lobby``, and a change
+  that could not be stored is put back, ``copy`` / ``undo``); its settings
+  (``change_settings``, stored before the press is answered);
 * what the outbox reports sent (``lobby_shown``, ``table_shown``, ``hand_shown``,
   ``ping_shown``): the message ids and what they show, stored soon (``save``: one write
   serves every change meanwhile, and the next move carries them if it comes first), and
@@ -24,6 +31,13 @@ stores before it tells:
 
 The events (``events.py``) are published on the bus the composition root (``service.py``)
 wired; the owner calls no room.
+
+What is not the table's but how the rooms show and drive it stays theirs, assigned by
+them: the lobby's open menu ``page`` and the keepers' ``keepers_menu``, the deal's event
+lines ``events`` (the owner only adds a stored seat change), the hand messages' pages
+``hand_pages``, the timers and tasks (``driver``, ``timer``, ``merge_*``, ``deadline``),
+the reminders and timeouts (``reminded``, ``timeouts``, the pings' pacing), the lock and
+the memory bookkeeping (``touched``, ``used``, ``live``, ``busy``, ``pressed``).
 """
 
 from __future__ import annotations
@@ -395,6 +409,18 @@ class TableOwner:
         s.seats = seats_from_json(game.seats)
         s.rules = rules_from_dict(json.loads(game.rules))
         s.lobby_rev = game.lobby_rev
+
+    def seat(self, s: Session, place: SeatInfo) -> None:
+        """A person or a computer takes the lobby's next seat (stored by ``save_lobby``)."""
+        s.seats.append(place)
+
+    def unseat(self, s: Session, seat: int) -> SeatInfo:
+        """Seat ``seat`` of the lobby is left (stored by ``save_lobby``); who sat there."""
+        return s.seats.pop(seat)
+
+    def change_rules(self, s: Session, rules: Rules) -> None:
+        """The lobby's rules (stored by ``save_lobby``)."""
+        s.rules = rules
 
     def note(self, s: Session, text: str) -> None:
         """The lobby's line about its last change."""

@@ -377,9 +377,8 @@ class RestoreRoom:
             if rep.sits and seats_json(seats) != game.seats:  # (stored after the record)
                 with contextlib.suppress(StorageError):
                     await self.storage.set_seats(game.game_id, seats_json(seats))
-            for seat, why in rep.auto.items():
-                seats[seat].auto = True
-                seats[seat].why = why
+            for seat, why in rep.auto.items():  # (the table is built from these)
+                seats[seat] = dataclasses.replace(seats[seat], auto=True, why=why)
             if rep.pace is not None:  # a keeper changed the pace during the game
                 settings = dataclasses.replace(settings, pace=rep.pace)
         s = Session(game.game_id, game.chat_id, kind, lang, game.creator_id, game.status, rules,
