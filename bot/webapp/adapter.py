@@ -112,7 +112,8 @@ class ServicePort:
             listener(game_id, version)
 
     def _changed(self, s: Session) -> None:
-        """A move of this process stored and in memory: its pages are told at once."""
+        """A change of this process stored and in memory (a move, a seat handed over, the
+        pace): its pages are told at once, by the stored version (``SeatView.rev``)."""
         st = s.state
         if st is None:
             return
@@ -120,7 +121,7 @@ class ServicePort:
             self.ended[s.game_id] = s
             while len(self.ended) > ENDED_KEPT:
                 self.ended.popitem(last=False)
-        self._tell(s.game_id, st.version)
+        self._tell(s.game_id, s.store_version)
 
     def _heard(self, change: Change | None) -> None:
         """The feed: a game changed (by any process), or ``None``: read everything again."""
@@ -211,7 +212,7 @@ class ServicePort:
         if st is None:
             return Refusal("stale", t(lang, "popup.stale"))
         return SeatView(view(st, seat), self._place(s, st, lang, seat), lang,
-                        over=st.phase == Phase.GAME_OVER)
+                        over=st.phase == Phase.GAME_OVER, rev=s.store_version)
 
     async def _read(self, game_id: int) -> _Stored | None:
         """The stored game at its stored version (kept while no newer one is heard of),
@@ -320,7 +321,7 @@ class ServicePort:
             return Refusal("lobby" if free else "not_started",
                            t(lang, "webapp.lobby_watch" if free else "webapp.not_started_group"))
         return SeatView(public_view(st), self._place(s, st, lang, -1), lang,
-                        over=st.phase == Phase.GAME_OVER)
+                        over=st.phase == Phase.GAME_OVER, rev=s.store_version)
 
     async def is_member(self, chat_id: int, user_id: int) -> bool:
         """Is the person in the group now (Telegram's getChatMember, trusted a minute)?"""

@@ -50,13 +50,17 @@ class SeatView:
     place: SeatPlace
     lang: str
     over: bool = False  # the game ended (the view is its final state)
+    rev: int = -1
+    """The stored version of the table it shows (its records: moves, and also a seat handed
+    to the computer or taken, a pace changed — changes that leave the engine's version);
+    -1: the view's own version.  A page gets a view only of a newer ``rev``."""
 
 
 # {"kind": "bid", "value": 105}, {"kind": "play", "card": "QS"}, … (the engine's actions,
 # bot/webapp/payload.py ``action_of``), or {"kind": "hint"}, {"kind": "rematch"},
 # {"kind": "sit"}
 Intent = dict[str, object]
-# (game id, version): game G changed to version V (or later); (None, 0): changes may have
+# (game id, version): game G changed to stored version V (or later; ``SeatView.rev``); (None, 0): changes may have
 # been missed (the database's feed reconnected): every open page reads its view again
 Changed = Callable[[int | None, int], None]
 

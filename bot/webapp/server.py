@@ -472,7 +472,7 @@ class WebAppServer:
         self._push(page, got, stamp)
 
     def _push(self, page: Page, got: SeatView, stamp: float | None) -> None:
-        version = got.view.version
+        version = got.rev if got.rev >= 0 else got.view.version  # (the stored version)
         if version <= page.sent:
             return
         text = json.dumps({"type": "view", "view": self._payload(got, page.game)},

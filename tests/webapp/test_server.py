@@ -432,6 +432,14 @@ async def test_a_spectator_takes_a_computers_seat_from_the_page(
         await server.wait_for(lambda: any("Глеб" in txt(m) and m.all_buttons
                                           for m in server.chat(group).bot_messages()))
         await ws.close()
+        # Anna's page (her seat) is open while Olga sits down: it gets the new names with no
+        # move made (a change of the table that leaves the engine's version: SeatView.rev)
+        anna_token = (await session_token(http, app, server, anna))["token"]
+        anna_ws = await http.ws_connect(base_url(app) + "/ws")
+        await anna_ws.send_json({"type": "hello", "token": anna_token, "game": gid})
+        anna_first = await anna_ws.receive_json(timeout=5)
+        assert anna_first["type"] == "view"
+        assert anna_first["view"]["seats"][computer]["computer"]
         # Olga (an admin of the group: a keeper) sits down at once: her page shows her seat
         ws, first = await watching(olga)
         await ws.send_json({"type": "act", "id": 1, "version": first["view"]["version"],
@@ -443,3 +451,12 @@ async def test_a_spectator_takes_a_computers_seat_from_the_page(
         views = [m["view"] for m in seen if m["type"] == "view" and not m["view"]["spectator"]]
         assert views and views[-1]["seat"] == computer and len(views[-1]["hand"]) > 0
         await ws.close()
+        while True:  # (a view of the same game version, the seat now Olga's)
+            msg = await anna_ws.receive_json(timeout=5)
+            if msg["type"] == "view":
+                seat = msg["view"]["seats"][computer]
+                if seat["name"] == "Ольга":
+                    assert not seat["computer"]
+                    assert msg["view"]["version"] == anna_first["view"]["version"]
+                    break
+        await anna_ws.close()
