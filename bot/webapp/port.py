@@ -60,8 +60,9 @@ class SeatView:
 # bot/webapp/payload.py ``action_of``), or {"kind": "hint"}, {"kind": "rematch"},
 # {"kind": "sit"}
 Intent = dict[str, object]
-# (game id, version): game G changed to stored version V (or later; ``SeatView.rev``); (None, 0): changes may have
-# been missed (the database's feed reconnected): every open page reads its view again
+# (game id, version): game G changed to stored version V (or later; ``SeatView.rev``);
+# (None, 0): changes may have been missed (the database's feed reconnected): every open
+# page reads its view again
 Changed = Callable[[int | None, int], None]
 
 
