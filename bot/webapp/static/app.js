@@ -10,6 +10,7 @@
   var V = null; // the seat's whole view, as the server sent it
   var lifted = null; // the card code lifted by a first tap
   var choice = null; // a lifted card that may declare a marriage: {card, declare, play}
+  var picked = null; // the value on the bid / contract stepper (kept while it stays legal)
   var nextId = 1;
   var RETRY_FIRST = 500, RETRY_MAX = 10000;
   var retry = RETRY_FIRST; // the next reconnect's delay: doubling, with jitter
@@ -252,6 +253,7 @@
 
   function onView(before) {
     if (before && before.version !== V.version) { lifted = null; choice = null; }
+    if (!before || before.phase !== V.phase || before.number !== V.number) picked = null;
     if (before && V.phase === "play" && V.last_trick && V.trick.length === 0 &&
         before.trick.length > 0 && V.last_trick.winner === V.seat) {
       haptic("note", "success"); // a trick won
@@ -446,6 +448,57 @@
     return b;
   }
 
+  // A value among many (a bid, a contract: up to forty of them) on one line: − 125 + and the
+  // button that makes it.  A tap steps to the next legal value; held, it runs.
+  function stepper(acts, key) {
+    acts = acts.slice().sort(function (a, b) { return a.value - b.value; });
+    var values = acts.map(function (a) { return a.value; });
+    var i = values.indexOf(picked);
+    if (i < 0) i = 0;
+    picked = values[i];
+    var box = el("div", "stepper");
+    var minus = el("button", "alt step", "−"), plus = el("button", "alt step", "+");
+    var shown = el("span", "value"), go = el("button", "chip go");
+    minus.type = plus.type = go.type = "button";
+    minus.setAttribute("aria-label", fmt("less"));
+    plus.setAttribute("aria-label", fmt("more"));
+    function show() {
+      picked = values[i];
+      shown.textContent = String(values[i]);
+      go.textContent = fmt(key, { value: values[i] });
+      minus.disabled = i === 0;
+      plus.disabled = i === values.length - 1;
+    }
+    function step(d) {
+      var j = Math.max(0, Math.min(values.length - 1, i + d));
+      if (j === i) return false;
+      i = j;
+      show();
+      haptic("select");
+      return true;
+    }
+    [[minus, -1], [plus, 1]].forEach(function (pair) {
+      var b = pair[0], d = pair[1], hold = null, ran = false;
+      var stop = function () { clearTimeout(hold); clearInterval(hold); hold = null; };
+      b.onpointerdown = function () {
+        ran = false;
+        stop();
+        hold = setTimeout(function () {
+          hold = setInterval(function () { ran = true; if (!step(d)) stop(); }, 70);
+        }, 400);
+      };
+      b.onpointerup = b.onpointerleave = b.onpointercancel = stop;
+      b.onclick = function () { if (!ran) step(d); ran = false; };
+    });
+    go.onclick = function () { haptic("impact", "light"); act(acts[i]); };
+    show();
+    box.appendChild(minus);
+    box.appendChild(shown);
+    box.appendChild(plus);
+    box.appendChild(go);
+    return box;
+  }
+
   function kinds() {
     var k = {};
     V.legal.concat(V.offers).forEach(function (a) { (k[a.kind] = k[a.kind] || []).push(a); });
@@ -493,7 +546,7 @@
       prompt(v.bid && v.bidder >= 0 ? fmt("bid_now", { bid: v.bid, name: name(v.bidder) }) : fmt("bid_first"));
       var chips = el("div", "chips");
       if (k.pass) chips.appendChild(button(fmt("pass"), { kind: "pass" }, "chip alt"));
-      (k.bid || []).forEach(function (a) { chips.appendChild(button(String(a.value), a, "chip")); });
+      if (k.bid) chips.appendChild(stepper(k.bid, "bid_value"));
       p.appendChild(chips);
     }
     if (v.phase === "talon" && k.talon) {
@@ -511,9 +564,7 @@
     if (v.phase === "contract" && (k.contract || k.concede)) {
       prompt(fmt("contract_prompt", { bid: v.bid }));
       var cc = el("div", "chips");
-      (k.contract || []).forEach(function (a) {
-        cc.appendChild(button(fmt("play_contract", { value: a.value }), a, "chip"));
-      });
+      if (k.contract) cc.appendChild(stepper(k.contract, "play_contract"));
       if (k.concede) cc.appendChild(button(fmt("concede"), { kind: "concede" }, "chip alt"));
       p.appendChild(cc);
     }
