@@ -392,6 +392,7 @@ class Outbox:
         self._inline_shown: dict[str, str] = {}  # digest last shown (the newest INLINE_KEEP)
         self._inline_tasks: dict[str, asyncio.Task[None]] = {}
         self._inline_hooks: dict[str, Callable[[str], None]] = {}  # (while content waits)
+        self._inline_games: dict[str, int] = {}  # the game an inline message shows (same)
         # ``_edit`` and ``_send`` call do_api_request("editMessageText"/"sendMessage") on
         # purpose; PTB advises Bot.edit_message_text/send_message instead, whose decoding of
         # the answer is what they avoid
@@ -687,18 +688,23 @@ class Outbox:
         return True
 
     def edit_inline(self, inline_message_id: str, content: Rendered, *,
-                    on_shown: Callable[[str], None] | None = None) -> None:
+                    on_shown: Callable[[str], None] | None = None,
+                    game: int | None = None) -> None:
         """Show ``content`` on a message a person sent through inline mode (it has no chat
         the bot knows: edited by its ``inline_message_id``, outside every chat's queue and
         budget).  Only the newest content is sent, and not again once shown; an error is
         logged and the content dropped (the message deleted, the id not valid).
         ``on_shown`` is told the digest of what the message shows once it is edited (to be
-        stored: ``inline_known`` after a restart)."""
+        stored: ``inline_known`` after a restart).  ``game``: the game it shows — with
+        several processes it is edited only while this process holds the game's lease (or
+        nobody does), as a chat's table is (``put``)."""
         if self.closed:
             return
         self._inline_want[inline_message_id] = content
         if on_shown is not None:
             self._inline_hooks[inline_message_id] = on_shown
+        if game is not None:
+            self._inline_games[inline_message_id] = game
         task = self._inline_tasks.get(inline_message_id)
         if task is None or task.done():
             self._idle.clear()
@@ -727,6 +733,9 @@ class Outbox:
         failures = 0
         while (content := self._inline_want.get(iid)) is not None:
             digest = content.digest()
+            if self._inline_shown.get(iid) != digest and not await self._inline_mine(iid):
+                self._inline_drop(iid, content)  # (the lease holder shows the game)
+                continue
             if self._inline_shown.get(iid) != digest:
                 shown = False
                 try:
@@ -756,9 +765,26 @@ class Outbox:
                 if hook is not None and shown:
                     hook(digest)
             failures = 0
-            if self._inline_want.get(iid) is content:
-                del self._inline_want[iid]
-                self._inline_hooks.pop(iid, None)
+            self._inline_drop(iid, content)
+
+    def _inline_drop(self, iid: str, content: Rendered) -> None:
+        """``content`` of the inline message ``iid`` is done with (unless newer came)."""
+        if self._inline_want.get(iid) is content:
+            del self._inline_want[iid]
+            self._inline_hooks.pop(iid, None)
+            self._inline_games.pop(iid, None)
+
+    async def _inline_mine(self, iid: str) -> bool:
+        """May this process edit the inline message ``iid`` (several processes: it holds
+        the lease of the game shown there, or nobody does)?"""
+        game = self._inline_games.get(iid)
+        if game is None or self.shared is None:
+            return True
+        try:
+            return await self.shared.may_show(game)
+        except Exception as e:  # (the database did not answer: shown, as alone)
+            log.warning("inline message %s: the lease of game %s not read: %s", iid, game, e)
+            return True
 
     async def _edit_inline(self, iid: str, content: Rendered) -> None:
         """editMessageText by ``inline_message_id`` (as ``_edit``: not decoded)."""

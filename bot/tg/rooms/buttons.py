@@ -1,10 +1,10 @@
 """The buttons room: every button press, routed to the room that owns its verb.
 
     press (handlers) → ``press``: decode; «🪑 Сесть» of an inline table → inline; the 🖼
-    button → media; "Rematch" / "New table" →
-    lobby; 🔍 → hints; else the game is rebuilt if pending (restore), the chat the button
-    was on is checked, 💡 → hints; the chat's lock is taken and everything checked again →
-    a lobby's buttons → lobby (its change undone if it was not stored), a game's → table.
+    button → media; "Rematch" / "New table" → lobby; 🔍 → hints; else the game is rebuilt
+    if pending (restore), the chat (or inline message) the button was on is checked, 💡 →
+    hints; the chat's lock is taken and everything checked again → a lobby's buttons →
+    lobby (its change undone if it was not stored), a game's → table.
 
 It owns no state; it calls the public methods of the rooms below it and nothing calls it
 but the handlers (and ``GameService.press``).

@@ -495,7 +495,7 @@ class TableOwner:
         that no more)."""
         iid = s.inline
         if iid is not None:
-            self.outbox.edit_inline(iid, content,
+            self.outbox.edit_inline(iid, content, game=s.game_id,
                                     on_shown=lambda digest: self._inline_shown(s, digest))
 
     def _inline_shown(self, s: Session, digest: str) -> None:
