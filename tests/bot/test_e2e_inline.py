@@ -380,3 +380,30 @@ async def test_a_killed_bot_goes_on_with_its_inline_table(server: FakeTelegramSe
     no_chat_requests(server, inline_place(str(msg.inline_message_id)))
     # after a kill the bot may repeat one edit Telegram already had ("not modified")
     server.assert_clean(allow_not_modified=True)
+
+
+async def test_an_idle_inline_lobby_closes_on_its_message(
+        server: FakeTelegramServer, db: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Nobody sits for the lobby's time: the message says the table is closed and how to
+    open another (no /newgame: there is no chat with the bot); a late press makes nothing."""
+    caplog.set_level(logging.INFO)
+    server.inline_mode = True
+    anna, boris = server.add_user(5501, "Анна"), server.add_user(5502, "Борис")
+    server.add_group(CHAT, "Друзья", members=[anna, boris], bot_status="left")
+    async with running(server, db, lobby_ttl=0.6) as app:
+        await start_private(server, anna, boris)
+        msg = await sent_invitation(server, anna)
+        assert await press(server, anna, msg) == (None, None)
+        await edited_to(server, msg, "1. Анна")
+        place = inline_place(str(msg.inline_message_id))
+        await edited_to(server, msg, "Стол закрыт", f"@{server.bot_user['username']}")
+        assert msg.all_buttons == []
+        q = server.press_inline(boris, str(msg.inline_message_id), "iv:ru")
+        answer = await server.wait_answer(q)
+        assert answer is not None and answer.text == "Эта партия закончилась."
+        await idle(app)
+        assert service(app).session_of_chat(place) is None
+        assert await service(app).storage.active_game(place) is None
+    no_chat_requests(server, place)
+    no_chat_errors(caplog)
+    server.assert_clean()

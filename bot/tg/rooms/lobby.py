@@ -377,9 +377,10 @@ class LobbyRoom:
         message says ``text_key`` (None: nothing more is sent)."""
         self.registry.unregister(s)
         if text_key is not None and is_inline_place(s.chat_id):
-            if s.inline is not None:
-                self.owner.show_inline(s, RI.render_inline_end(s.lang, t(s.lang,
-                                                                                text_key)))
+            if s.inline is not None:  # (a new table is opened by ``@bot``, not /newgame)
+                text = t(s.lang, "inline.expired", bot=esc(self.config.bot_username)) \
+                    if text_key == "guard.expired_lobby" else t(s.lang, text_key)
+                self.owner.show_inline(s, RI.render_inline_end(s.lang, text))
         elif text_key is not None:
             self.outbox.put(s.chat_id, lobby_key(s.game_id), R.Rendered(t(s.lang, text_key)),
                             final=True, thread=s.thread_id)
