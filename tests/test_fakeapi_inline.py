@@ -145,3 +145,49 @@ async def test_the_outbox_edits_an_inline_message_by_its_id(
     assert "AgAAAnothing not edited" in caplog.text
     assert server.violations == [] and server.internal_errors == []
     await outbox.close()
+
+
+class LeaseOf:
+    """The outbox's coordination with other processes, reduced to whose is a game's lease
+    (``Outbox.shared``; only ``may_show`` is asked of it for an inline message)."""
+
+    def __init__(self, mine: bool) -> None:
+        self.mine = mine
+        self.asked: list[int] = []
+
+    async def may_show(self, game_id: int) -> bool:
+        self.asked.append(game_id)
+        return self.mine
+
+
+async def test_several_processes_edit_an_inline_table_only_with_its_lease(
+        server: FakeTelegramServer, bot: Bot) -> None:
+    """As a chat's table: the process holding the game's lease (or any, when nobody holds
+    it) edits the inline message; another one leaves it alone; ``on_shown`` is told what
+    it shows only when it was edited."""
+    anna = server.add_user(1001, "Anna")
+    group = server.add_group(-1003004, "Friends", members=[anna])
+    asked = server.inline_query_nowait(anna)
+    assert await bot.answer_inline_query(asked.id, [article()])
+    assert asked.answer is not None
+    message = server.send_inline_result(anna, group, asked.answer)
+    iid = message.inline_message_id
+    assert iid is not None
+    tg: Any = bot
+    outbox = Outbox(tg)
+    keyboard = ((Button("Sit", "sit"),),)
+    shown: list[str] = []
+    lease = LeaseOf(mine=False)
+    outbox.shared = lease  # type: ignore[assignment]  # (only may_show is asked)
+    outbox.edit_inline(iid, Rendered("<b>other</b> process", keyboard), game=7,
+                       on_shown=shown.append)
+    await outbox.idle()
+    assert lease.asked == [7] and message.edit_count == 0 and shown == []
+    lease.mine = True
+    content = Rendered("<b>this</b> process", keyboard)
+    outbox.edit_inline(iid, content, game=7, on_shown=shown.append)
+    await outbox.idle()
+    assert message.text == "this process" and message.edit_count == 1
+    assert shown == [content.digest()]
+    await outbox.close()
+    assert server.violations == [] and server.internal_errors == []

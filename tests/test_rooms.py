@@ -319,7 +319,8 @@ def wiring_outside_the_root(sources: dict[str, str]) -> list[str]:
 
 
 KNOWN_ROOMS = ("TableRoom", "LobbyRoom", "MembershipRoom", "RestoreRoom", "RatingsRoom",
-               "HintsRoom", "MediaRoom", "CommandsRoom", "ButtonsRoom", "KeepersRoom")
+               "HintsRoom", "MediaRoom", "CommandsRoom", "ButtonsRoom", "KeepersRoom",
+               "InlineRoom")
 
 
 def test_a_tables_fields_are_assigned_only_by_its_owner() -> None:

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -23,6 +24,30 @@ from bot.engine.game import new_game
 from bot.engine.record import apply_recorded
 from bot.engine.rules import Rules
 from bot.engine.state import BID, DealResult, GameState, Kind, parse_action
+
+# A table sent through inline mode (``@bot`` in any chat: inline.py) has no chat the bot
+# knows: its place is a synthetic chat row whose id is in [INLINE_BASE, 2 * INLINE_BASE),
+# made from the inline message's id (``inline_place``).  Telegram's chat ids fit in 52 bits
+# (|id| < 2**52), so such an id is never a real chat's; it is positive (never taken for a
+# supergroup's ``t.me/c/`` link) and below 2**53 (exact in a JavaScript number).  Nothing
+# is ever sent to it (the outbox refuses: ``Outbox.put``); its messages are the one inline
+# message, edited by its ``inline_message_id`` (``Messages.inline``).
+INLINE_BASE = 1 << 52
+
+
+def inline_place(inline_message_id: str) -> int:
+    """The synthetic chat id of the table of an inline message (the same for every press
+    on it: the place of its table; a 52-bit hash of the id, 2**-52 a pair to collide, and a
+    collision is refused since the game stores its own inline message id)."""
+    digest = hashlib.blake2b(inline_message_id.encode(), digest_size=8,
+                             person=b"thousand-inline").digest()
+    return INLINE_BASE + (int.from_bytes(digest, "big") % INLINE_BASE)
+
+
+def is_inline_place(chat_id: int) -> bool:
+    """Is ``chat_id`` the synthetic chat of an inline table (``inline_place``)?"""
+    return INLINE_BASE <= chat_id < 2 * INLINE_BASE
+
 
 SeatKind = Literal["human", "computer"]
 

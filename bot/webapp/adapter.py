@@ -36,7 +36,15 @@ from bot.engine.rules import rules_from_dict
 from bot.engine.state import DealResult, GameState, Phase, Trick
 from bot.engine.views import public_view, view
 from bot.i18n import lang_of, t
-from bot.tg.model import Replayed, SeatInfo, replay, seats_from_json, sheet_row
+from bot.tg.model import (
+    INLINE_BASE,
+    Replayed,
+    SeatInfo,
+    is_inline_place,
+    replay,
+    seats_from_json,
+    sheet_row,
+)
 from bot.tg.rooms.events import TableEvent
 from bot.tg.rooms.service import GameService, Session, UserRef, Where
 from bot.tg.rooms.session import ChatKind, hints_allowed, read_table_json
@@ -248,7 +256,8 @@ class ServicePort:
             seats[seat] = SeatInfo("human", uid, name, "")
         for seat, why in rep.auto.items():
             seats[seat].auto, seats[seat].why = True, why
-        kind: ChatKind = "private" if row.chat_id > 0 else "group"
+        # (an inline table's synthetic chat is positive and no private chat: inline.py)
+        kind: ChatKind = "private" if 0 < row.chat_id < INLINE_BASE else "group"
         lang = self.service.kit.people.lang_for_user(row.chat_id) if kind == "private" else "ru"
         s = Session(game_id, row.chat_id, kind, lang, row.creator_id, row.status, rules,
                     row.seed, seats, thread_id=row.thread_id, settings=settings,
@@ -324,7 +333,11 @@ class ServicePort:
                         over=st.phase == Phase.GAME_OVER, rev=s.store_version)
 
     async def is_member(self, chat_id: int, user_id: int) -> bool:
-        """Is the person in the group now (Telegram's getChatMember, trusted a minute)?"""
+        """Is the person in the group now (Telegram's getChatMember, trusted a minute)?
+        An inline table (inline.py) has no chat to ask: its link was posted into a chat
+        the bot may not be in, so whoever holds it may watch (and sit while seats are free)."""
+        if is_inline_place(chat_id):
+            return True
         now = self.clock()
         got = self.members.get((chat_id, user_id))
         if got is not None and now - got[0] < MEMBER_TTL:

@@ -29,6 +29,7 @@ from telegram.ext import (
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
 )
@@ -354,6 +355,8 @@ async def test_allowed_updates_are_what_the_handlers_handle(
         elif isinstance(h, ChatMemberHandler):
             assert h.chat_member_types == ChatMemberHandler.MY_CHAT_MEMBER
             kinds.add(Update.MY_CHAT_MEMBER)
+        elif isinstance(h, InlineQueryHandler):  # ``@bot`` in any chat (rooms/inline.py)
+            kinds.add(Update.INLINE_QUERY)
         else:
             assert isinstance(h, CommandHandler | MessageHandler), h
     user = {"id": 5, "is_bot": False, "first_name": "A"}
@@ -381,7 +384,7 @@ async def test_allowed_updates_are_what_the_handlers_handle(
                 kinds.add(kind)
     await app.bot.shutdown()
     assert kinds == set(UPDATE_TYPES)
-    assert kinds == {"message", "callback_query", "my_chat_member"}
+    assert kinds == {"message", "callback_query", "my_chat_member", "inline_query"}
 
 
 # ----------------------------------------------------------------------------- one process

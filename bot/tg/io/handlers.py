@@ -18,8 +18,15 @@ from __future__ import annotations
 import logging
 from typing import Any, cast
 
-from telegram import Chat, Message, Update, User
-from telegram.constants import ChatMemberStatus, ChatType
+from telegram import (
+    Chat,
+    InlineQueryResultArticle,
+    InputTextMessageContent,
+    Message,
+    Update,
+    User,
+)
+from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import (
     Application,
@@ -27,12 +34,15 @@ from telegram.ext import (
     ChatMemberHandler,
     CommandHandler,
     ContextTypes,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
 )
 
 from bot.i18n import lang_of, t
+from bot.tg.io.outbox import NO_PREVIEW, markup
+from bot.tg.rooms.inline import ARTICLE_ID, CACHE_TIME
 from bot.tg.rooms.service import (
     Answer,
     ChatKind,
@@ -268,7 +278,8 @@ async def on_callback(update: Update, context: Ctx) -> None:
     reply = Reply(send)
     msg = query.message  # None for a button of an inline-mode message (inline_message_id)
     where = Where(msg.chat.id if msg is not None and query.inline_message_id is None else None,
-                  msg.message_id if msg is not None else None, thread_of(msg))
+                  msg.message_id if msg is not None else None, thread_of(msg),
+                  inline_id=query.inline_message_id)
     try:
         answer = await service_of(context).buttons.press(query.data, user, where, reply)
     except StorageError as e:
@@ -278,6 +289,26 @@ async def on_callback(update: Update, context: Ctx) -> None:
         log.exception("a button press failed")
         answer = Answer(t(lang_of(user.language_code), "popup.error"))
     await reply.finish(answer)
+
+
+async def on_inline_query(update: Update, context: Ctx) -> None:
+    """``@bot`` typed in any chat (inline mode, /setinline with @BotFather): one article,
+    the invitation to an inline table (rooms/inline.py), whatever the query's text.  It is
+    personal (in the asker's language) and cached briefly; nothing is stored."""
+    query = update.inline_query
+    if query is None or query.from_user.is_bot:
+        return
+    article = service_of(context).inline.article(user_ref(query.from_user))
+    content = article.message
+    result = InlineQueryResultArticle(
+        id=ARTICLE_ID, title=article.title, description=article.description,
+        input_message_content=InputTextMessageContent(
+            content.text, parse_mode=ParseMode.HTML, link_preview_options=NO_PREVIEW),
+        reply_markup=markup(content.keyboard))
+    try:
+        await query.answer([result], cache_time=CACHE_TIME, is_personal=True)
+    except TelegramError as e:  # (too late: the person typed on)
+        log.info("inline query not answered: %s", e)
 
 
 async def on_migrate(update: Update, context: Ctx) -> None:
@@ -347,7 +378,8 @@ COMMANDS = ("start", "newgame", "score", "rules", "help", "leave", "stop", "lang
 #: setWebhook, so Telegram sends nothing else (commands, private text, files and group
 #: migrations are ``message``; buttons ``callback_query``; being added, removed or blocked
 #: ``my_chat_member``).  tests/bot/test_e2e_webhook.py checks it against the handlers.
-UPDATE_TYPES = (Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER)
+UPDATE_TYPES = (Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER,
+                Update.INLINE_QUERY)
 
 
 def add_handlers(app: AnyApp) -> None:
@@ -369,6 +401,7 @@ def add_handlers(app: AnyApp) -> None:
     app.add_handler(CommandHandler(("auto", "sit", "kick"), _guarded(on_keepers), filters=msgs))
     app.add_handler(MessageHandler(filters.COMMAND & msgs, _guarded(on_unknown_command)))
     app.add_handler(CallbackQueryHandler(on_callback))
+    app.add_handler(InlineQueryHandler(on_inline_query))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
     app.add_handler(MessageHandler(filters.StatusUpdate.FORUM_TOPIC_CLOSED
                                    | filters.StatusUpdate.FORUM_TOPIC_REOPENED, on_topic))

@@ -110,6 +110,7 @@ from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 from bot.ops import logs
 from bot.tg import metrics
+from bot.tg.model import is_inline_place
 from bot.tg.view.common import Button
 from bot.tg.view.render import Keyboard, Rendered
 
@@ -390,6 +391,8 @@ class Outbox:
         self._inline_want: dict[str, Rendered] = {}
         self._inline_shown: dict[str, str] = {}  # digest last shown (the newest INLINE_KEEP)
         self._inline_tasks: dict[str, asyncio.Task[None]] = {}
+        self._inline_hooks: dict[str, Callable[[str], None]] = {}  # (while content waits)
+        self._inline_games: dict[str, int] = {}  # the game an inline message shows (same)
         # ``_edit`` and ``_send`` call do_api_request("editMessageText"/"sendMessage") on
         # purpose; PTB advises Bot.edit_message_text/send_message instead, whose decoding of
         # the answer is what they avoid
@@ -414,7 +417,7 @@ class Outbox:
         message goes to the forum topic ``thread``).  ``game``: the game it shows — with
         several processes, an edit is made only while this process holds its lease.
         ``digest``: ``content.digest()``, if the caller has it already."""
-        if self.closed:
+        if self.closed or self._no_chat(chat_id, key):
             return
         q = self._queue(chat_id)
         slot = q.slots.get(key)
@@ -453,7 +456,7 @@ class Outbox:
         self._upload(chat_id, Upload("document", filename, data, caption), thread)
 
     def _upload(self, chat_id: int, upload: Upload, thread: int | None) -> None:
-        if self.closed:
+        if self.closed or self._no_chat(chat_id, upload.kind):
             return
         q = self._queue(chat_id)
         key = f"upload:{next(self._ids)}"
@@ -469,7 +472,7 @@ class Outbox:
     def delete(self, chat_id: int, message_id: int) -> None:
         """Delete a message (an answered reminder) soon; errors are ignored.  In a group it
         waits like an edit: replies go first."""
-        if self.closed:
+        if self.closed or self._no_chat(chat_id, "delete"):
             return
         q = self._queue(chat_id)
         key = f"delete:{next(self._ids)}"
@@ -503,7 +506,7 @@ class Outbox:
 
     def _pin(self, chat_id: int, message_id: int, what: str,
              on_done: Callable[[TelegramError | None], None] | None) -> None:
-        if self.closed:
+        if self.closed or self._no_chat(chat_id, what):
             return
         q = self._queue(chat_id)
         key = f"{what}:{next(self._ids)}"
@@ -519,7 +522,9 @@ class Outbox:
 
     async def member(self, chat_id: int, user_id: int | None = None) -> Any:
         """getChatMember of ``user_id`` (None: the bot itself) in ``chat_id``; raises
-        TelegramError."""
+        TelegramError (BadRequest for an inline table's place: it is no chat)."""
+        if self._no_chat(chat_id, "getChatMember"):
+            raise BadRequest("Chat not found")
         bot: Any = self.bot  # (the Bot: the fakes of the tests need not answer this)
         return await bot.get_chat_member(chat_id, user_id if user_id is not None else bot.id)
 
@@ -672,14 +677,34 @@ class Outbox:
 
     # ------------------------------------------------------------------ inline messages
 
-    def edit_inline(self, inline_message_id: str, content: Rendered) -> None:
+    @staticmethod
+    def _no_chat(chat_id: int, what: str) -> bool:
+        """The synthetic chat of an inline table (``model.inline_place``) is no chat:
+        nothing is ever sent to it (its table is the inline message: ``edit_inline``).  A
+        room that tries is a bug: logged as an error, and nothing is sent."""
+        if not is_inline_place(chat_id):
+            return False
+        log.error("%s to the inline place %s not sent: it is no chat", what, chat_id)
+        return True
+
+    def edit_inline(self, inline_message_id: str, content: Rendered, *,
+                    on_shown: Callable[[str], None] | None = None,
+                    game: int | None = None) -> None:
         """Show ``content`` on a message a person sent through inline mode (it has no chat
         the bot knows: edited by its ``inline_message_id``, outside every chat's queue and
         budget).  Only the newest content is sent, and not again once shown; an error is
-        logged and the content dropped (the message deleted, the id not valid)."""
+        logged and the content dropped (the message deleted, the id not valid).
+        ``on_shown`` is told the digest of what the message shows once it is edited (to be
+        stored: ``inline_known`` after a restart).  ``game``: the game it shows — with
+        several processes it is edited only while this process holds the game's lease (or
+        nobody does), as a chat's table is (``put``)."""
         if self.closed:
             return
         self._inline_want[inline_message_id] = content
+        if on_shown is not None:
+            self._inline_hooks[inline_message_id] = on_shown
+        if game is not None:
+            self._inline_games[inline_message_id] = game
         task = self._inline_tasks.get(inline_message_id)
         if task is None or task.done():
             self._idle.clear()
@@ -689,6 +714,14 @@ class Outbox:
             self._inline_tasks[inline_message_id] = task
             self._workers.add(task)
             task.add_done_callback(self._inline_done)
+
+    def inline_known(self, inline_message_id: str, digest: str) -> None:
+        """An inline message shows the content of ``digest`` (stored before a restart): it
+        is not edited to that again."""
+        self._inline_shown.pop(inline_message_id, None)
+        self._inline_shown[inline_message_id] = digest
+        while len(self._inline_shown) > INLINE_KEEP:
+            del self._inline_shown[next(iter(self._inline_shown))]
 
     def _inline_done(self, task: asyncio.Task[None]) -> None:
         for iid, t in list(self._inline_tasks.items()):
@@ -700,9 +733,14 @@ class Outbox:
         failures = 0
         while (content := self._inline_want.get(iid)) is not None:
             digest = content.digest()
+            if self._inline_shown.get(iid) != digest and not await self._inline_mine(iid):
+                self._inline_drop(iid, content)  # (the lease holder shows the game)
+                continue
             if self._inline_shown.get(iid) != digest:
+                shown = False
                 try:
                     await self._edit_inline(iid, content)
+                    shown = True
                 except RetryAfter as e:
                     with warnings.catch_warnings():  # PTB 22 warns about the type
                         warnings.simplefilter("ignore", PTBDeprecationWarning)
@@ -711,7 +749,8 @@ class Outbox:
                                         else float(after))
                     continue
                 except BadRequest as e:
-                    if "not modified" not in str(e).lower():
+                    shown = "not modified" in str(e).lower()
+                    if not shown:
                         log.warning("inline message %s not edited: %s", iid, e)
                 except (TimedOut, NetworkError) as e:
                     failures += 1
@@ -721,13 +760,31 @@ class Outbox:
                     log.warning("inline message %s not edited: %s", iid, e)
                 except TelegramError as e:
                     log.warning("inline message %s not edited: %s", iid, e)
-                self._inline_shown.pop(iid, None)
-                self._inline_shown[iid] = digest
-                while len(self._inline_shown) > INLINE_KEEP:
-                    del self._inline_shown[next(iter(self._inline_shown))]
+                self.inline_known(iid, digest)
+                hook = self._inline_hooks.get(iid)
+                if hook is not None and shown:
+                    hook(digest)
             failures = 0
-            if self._inline_want.get(iid) is content:
-                del self._inline_want[iid]
+            self._inline_drop(iid, content)
+
+    def _inline_drop(self, iid: str, content: Rendered) -> None:
+        """``content`` of the inline message ``iid`` is done with (unless newer came)."""
+        if self._inline_want.get(iid) is content:
+            del self._inline_want[iid]
+            self._inline_hooks.pop(iid, None)
+            self._inline_games.pop(iid, None)
+
+    async def _inline_mine(self, iid: str) -> bool:
+        """May this process edit the inline message ``iid`` (several processes: it holds
+        the lease of the game shown there, or nobody does)?"""
+        game = self._inline_games.get(iid)
+        if game is None or self.shared is None:
+            return True
+        try:
+            return await self.shared.may_show(game)
+        except Exception as e:  # (the database did not answer: shown, as alone)
+            log.warning("inline message %s: the lease of game %s not read: %s", iid, game, e)
+            return True
 
     async def _edit_inline(self, iid: str, content: Rendered) -> None:
         """editMessageText by ``inline_message_id`` (as ``_edit``: not decoded)."""

@@ -1,9 +1,10 @@
 """The buttons room: every button press, routed to the room that owns its verb.
 
-    press (handlers) → ``press``: decode; the 🖼 button → media; "Rematch" / "New table" →
-    lobby; 🔍 → hints; else the game is rebuilt if pending (restore), the chat the button
-    was on is checked, 💡 → hints; the chat's lock is taken and everything checked again →
-    a lobby's buttons → lobby (its change undone if it was not stored), a game's → table.
+    press (handlers) → ``press``: decode; «🪑 Сесть» of an inline table → inline; the 🖼
+    button → media; "Rematch" / "New table" → lobby; 🔍 → hints; else the game is rebuilt
+    if pending (restore), the chat (or inline message) the button was on is checked, 💡 →
+    hints; the chat's lock is taken and everything checked again → a lobby's buttons →
+    lobby (its change undone if it was not stored), a game's → table.
 
 It owns no state; it calls the public methods of the rooms below it and nothing calls it
 but the handlers (and ``GameService.press``).
@@ -14,8 +15,10 @@ from __future__ import annotations
 import logging
 
 from bot.i18n import t
+from bot.tg.model import is_inline_place
 from bot.tg.rooms.base import Kit
 from bot.tg.rooms.hints import HintsRoom
+from bot.tg.rooms.inline import InlineRoom
 from bot.tg.rooms.keepers import KeepersRoom
 from bot.tg.rooms.lobby import LobbyRoom
 from bot.tg.rooms.media import MediaRoom
@@ -24,6 +27,7 @@ from bot.tg.rooms.restore import RestoreRoom
 from bot.tg.rooms.session import Answer, Reply, Session, UserRef, Where
 from bot.tg.rooms.table import TableRoom
 from bot.tg.view import callbacks as cb
+from bot.tg.view import inline as RI
 from storage import StatusConflict, StorageError, VersionConflict
 
 log = logging.getLogger(__name__)
@@ -34,7 +38,7 @@ class ButtonsRoom:
 
     def __init__(self, kit: Kit, owner: TableOwner, table: TableRoom, lobby: LobbyRoom,
                  restore: RestoreRoom, hints: HintsRoom, media: MediaRoom,
-                 keepers: KeepersRoom) -> None:
+                 keepers: KeepersRoom, inline: InlineRoom) -> None:
         self.registry = kit.registry
         self.owner = owner
         self.people = kit.people
@@ -45,6 +49,7 @@ class ButtonsRoom:
         self.hints = hints
         self.media = media
         self.keepers = keepers
+        self.inline = inline
 
     async def press(self, data: str | None, user: UserRef, where: Where,
                     reply: Reply | None = None) -> Answer:
@@ -56,9 +61,14 @@ class ButtonsRoom:
         if c is not None and c.verb == cb.PICTURES:
             return await self.media.pictures_press(c, user, where)
         lang = self.people.lang_for_user(user.id)
+        invite = RI.decode_invite(data)
+        if invite is not None:  # «🪑 Сесть» of an inline table: only on its inline message
+            if where.inline_id is None:
+                return Answer(t(lang, "guard.wrong_place"))
+            return await self.inline.sit(invite, user, where.inline_id)
         if c is None:
             return Answer(t(lang, "popup.unknown"))
-        if where.chat_id is None:
+        if where.chat_id is None and where.inline_id is None:
             return Answer(t(lang, "guard.wrong_place"))
         if c.verb in (cb.REMATCH, cb.NEW_TABLE):  # on the final sheet of an ended game
             return await self.lobby.end_press(c, user, where)
@@ -105,9 +115,15 @@ class ButtonsRoom:
     @staticmethod
     def _in_place(s: Session, c: cb.Callback, user: UserRef, where: Where) -> bool:
         """Is the press on a message where this button is shown?  Hand buttons (moves) live
-        in the presser's own private chat; lobby and table buttons in the game's chat."""
+        in the presser's own private chat; lobby and table buttons in the game's chat.  An
+        inline table (inline.py) has no chat: its one button with a game's data (the score)
+        on its own inline message only, and no keepers' controls (they talk in a chat)."""
+        if where.inline_id is not None:
+            return s.inline == where.inline_id and c.verb == cb.SCORE
         if where.chat_id is None:
             return False
         if c.verb in (cb.ACT, cb.HINT, cb.PAGE):
             return where.chat_id == user.id
+        if is_inline_place(s.chat_id) and c.verb in cb.KEEPER_VERBS:
+            return False
         return where.chat_id == s.chat_id

@@ -23,6 +23,7 @@ from bot.i18n import Lang, esc, norm_lang, t
 from bot.tg.model import (
     PACES,
     SeatInfo,
+    is_inline_place,
     seats_from_json,
     seats_json,
 )
@@ -33,6 +34,7 @@ from bot.tg.rooms.session import (
     Answer,
     ChatKind,
     ChatRef,
+    Messages,
     Session,
     Settings,
     UserRef,
@@ -41,6 +43,7 @@ from bot.tg.rooms.session import (
     read_table_json,
 )
 from bot.tg.view import callbacks as cb
+from bot.tg.view import inline as RI
 from bot.tg.view import render as R
 from storage import (
     ActiveGameConflict,
@@ -71,6 +74,12 @@ class LobbyRoom:
                            link="" if s.solo else self.config.table_link(s.game_id))
 
     def show_lobby(self, s: Session) -> None:
+        if is_inline_place(s.chat_id):  # an inline table: its one message, edited
+            if s.inline is not None:
+                self.owner.show_inline(s, RI.render_invite(
+                    s.lang, [x.name for x in s.seats], s.rules.players,
+                    self.config.table_link(s.game_id)))
+            return
         info = self.lobby_info(s)
         content = R.render_solo_setup(s.lang, info) if s.solo and s.page in ("", "q") \
             else R.render_lobby(s.lang, info)
@@ -117,6 +126,39 @@ class LobbyRoom:
                     title=chat.title, thread_id=chat.thread_id, note=note)
         self.registry.register(s)
         self.show_lobby(s)
+
+    async def open_inline(self, chat_id: int, inline_message_id: str, user: UserRef,
+                          lang: Lang) -> Answer:
+        """The first «🪑 Сесть» on an invitation sent through inline mode (inline.py; the
+        caller holds the place's lock): the table of that message is made — a synthetic
+        chat row at ``chat_id`` (``model.inline_place``), a lobby there with the presser
+        seated and the inline message's id stored with it at once (every later press finds
+        the table by it, a restart too) — and the message shows it."""
+        await self.storage.upsert_chat(chat_id, "group", language=lang)
+        rules = CLASSIC
+        seats = [SeatInfo("human", user.id, user.name, "")]
+        for _ in range(5):
+            code = self.config.code()
+            try:
+                gid = await self.storage.create_game(
+                    chat_id, user.id, rules=rules.model_dump_json(), seed=self.config.seed(),
+                    seats=seats_json(seats), lobby_code=code)
+                break
+            except ActiveGameConflict:  # (another process made it meanwhile)
+                return Answer(t(lang, "popup.stale"))
+            except StorageError:
+                continue
+        else:  # pragma: no cover - ten random characters never collide five times
+            raise RuntimeError("no free lobby code")
+        game = await self.storage.get_game(gid)
+        assert game is not None
+        s = Session(gid, chat_id, "group", lang, user.id, "lobby", rules, game.seed, seats,
+                    lobby_rev=game.lobby_rev, lobby_code=code, level=self.config.computer_level,
+                    title=t(lang, "inline.name"), messages=Messages(inline=inline_message_id))
+        await self.owner.write(s)  # (the inline message's id: before anything is shown)
+        self.registry.register(s)
+        self.show_lobby(s)
+        return Answer()
 
     async def solo_setup(self, chat: ChatRef, user: UserRef, lang: Lang, rules: Rules) -> None:
         """``/newgame`` in private: a message that offers the computers' level and the table
@@ -256,7 +298,11 @@ class LobbyRoom:
             return Answer(url=f"https://t.me/{self.config.bot_username}?start=join_{s.lobby_code}")
         self.owner.seat(s, SeatInfo("human", user.id, user.name, ""))
         self.owner.note(s, t(lang, "lobby.joined", name=esc(user.name)))
-        return await self.saved(s)
+        answer = await self.saved(s)
+        if is_inline_place(s.chat_id) and s.status == "lobby" \
+                and len(s.seats) >= s.rules.players and answer == Answer():
+            await self.start(s)  # an inline table begins when its seats are taken
+        return answer
 
     async def saved(self, s: Session) -> Answer:
         try:
@@ -313,6 +359,8 @@ class LobbyRoom:
         """The lobby becomes a game: stored and shown by the owner's ``GameStarted``
         (``started`` here, then the table's)."""
         await self.owner.start(s, new_game(s.rules, s.seed))
+        if is_inline_place(s.chat_id):  # (no chat: no default rules to keep)
+            return
         with contextlib.suppress(StorageError):
             await self.storage.set_default_rules(s.chat_id, s.rules.model_dump_json())
 
@@ -328,7 +376,12 @@ class LobbyRoom:
         """Forget a lobby whose end is stored (cancelled, expired, the bot removed); its
         message says ``text_key`` (None: nothing more is sent)."""
         self.registry.unregister(s)
-        if text_key is not None:
+        if text_key is not None and is_inline_place(s.chat_id):
+            if s.inline is not None:  # (a new table is opened by ``@bot``, not /newgame)
+                text = t(s.lang, "inline.expired", bot=esc(self.config.bot_username)) \
+                    if text_key == "guard.expired_lobby" else t(s.lang, text_key)
+                self.owner.show_inline(s, RI.render_inline_end(s.lang, text))
+        elif text_key is not None:
             self.outbox.put(s.chat_id, lobby_key(s.game_id), R.Rendered(t(s.lang, text_key)),
                             final=True, thread=s.thread_id)
 
@@ -340,9 +393,13 @@ class LobbyRoom:
         s = e.session
         st = s.state
         assert st is not None
-        self.kit.reply(s.chat_id, R.render_game_end(s.lang, s.game_id, list(e.rows),
-                                                    s.labels(), st.winner),
-                       R.end_keyboard(s.lang, s.game_id), thread=s.thread_id)
+        text = R.render_game_end(s.lang, s.game_id, list(e.rows), s.labels(), st.winner)
+        if is_inline_place(s.chat_id):  # an inline table ends on its message (no rematch:
+            if s.inline is not None:  # its buttons would need a chat)
+                self.owner.show_inline(s, RI.render_inline_end(
+                    s.lang, R.split_text(text)[-1], self.config.table_link(s.game_id)))
+            return
+        self.kit.reply(s.chat_id, text, R.end_keyboard(s.lang, s.game_id), thread=s.thread_id)
 
     async def end_press(self, c: cb.Callback, user: UserRef, where: Where) -> Answer:
         """"Rematch" (the same seats and rules, the next dealer) or "New table" pressed on

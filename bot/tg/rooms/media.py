@@ -30,7 +30,7 @@ from telegram.error import TelegramError
 from bot.engine.record import load_record
 from bot.i18n import Lang, norm_lang, t
 from bot.pictures import render_race_png, render_sheet_png
-from bot.tg.model import seats_from_json, sheet_row
+from bot.tg.model import is_inline_place, seats_from_json, sheet_row
 from bot.tg.rooms.base import Kit
 from bot.tg.rooms.membership import MembershipRoom
 from bot.tg.rooms.session import CACHE_LIMIT, Answer, ChatRef, Session, UserRef, Where
@@ -104,8 +104,10 @@ class MediaRoom:
 
     def pictures_after_end(self, s: Session, rows: list[dict[str, Any]]) -> None:
         """The end of a game (``GameOver``, wired in service.py): its pictures after the final
-        sheet."""
-        if self.end_pictures and rows and not self.tasks.closing:
+        sheet (none for an inline table: no chat to post them in; its message has the
+        final sheet and the table's link)."""
+        if self.end_pictures and rows and not self.tasks.closing \
+                and not is_inline_place(s.chat_id):
             self._draw(s.chat_id, s.game_id, s.lang, [x.name for x in s.seats], rows,
                        s.thread_id)
 

@@ -64,6 +64,7 @@ from bot.tg.model import (
     control_event,
     control_record,
     deal_number,
+    is_inline_place,
     move_record,
     pace_record,
     seats_from_json,
@@ -94,6 +95,7 @@ from bot.tg.rooms.session import (
     table_json,
     table_key,
 )
+from bot.tg.view.render import Rendered
 from storage import Backend, Game, Outcome, StatusConflict, StorageError
 
 log = logging.getLogger(__name__)
@@ -238,6 +240,10 @@ class TableOwner:
             if h is not None and h.deal == shows.deal and h.digest != digest:
                 m.hands[seat] = Shown(h.deal, h.message_id, digest)
                 changed = True
+        if shows.table is not None and s.inline is not None \
+                and m.inline_digest != shows.table:  # (an inline table: its one message)
+            m.inline_digest = shows.table
+            changed = True
         if changed:
             s.ids_dirty = True
 
@@ -340,7 +346,7 @@ class TableOwner:
         self.registry.register(s)
         m = s.messages
         m.lobby_digest = None
-        if not s.solo:
+        if not s.solo and not is_inline_place(s.chat_id):
             self.outbox.rename(s.chat_id, lobby_key(s.game_id), table_key(s.game_id, 1))
             if m.lobby is not None:  # the lobby message is the table now
                 m.table, m.lobby = Shown(deal_number(state), m.lobby), None
@@ -483,6 +489,21 @@ class TableOwner:
 
     # ================================================================ what the messages show
 
+    def show_inline(self, s: Session, content: Rendered) -> None:
+        """Show ``content`` on the message of an inline table (inline.py; nothing for one
+        whose message id is unknown); what it shows is stored (a restart edits it to
+        that no more)."""
+        iid = s.inline
+        if iid is not None:
+            self.outbox.edit_inline(iid, content, game=s.game_id,
+                                    on_shown=lambda digest: self._inline_shown(s, digest))
+
+    def _inline_shown(self, s: Session, digest: str) -> None:
+        s = self._live_copy(s) or s
+        if s.messages.inline_digest != digest:
+            s.messages.inline_digest = digest
+            self.save(s, self._edit_save())
+
     def lobby_shown(self, s: Session, mid: int, digest: str) -> None:
         m = s.messages
         if m.lobby != mid:
@@ -561,7 +582,7 @@ class TableOwner:
         the bot: can_pin_messages), the answer kept in ``settings.pin_ok``;
         ``messages.pin`` is the message pinned now.  Through the outbox (its budget)."""
         if s.solo or s.paused or s.settings.pin_ok is False or s.messages.pin == mid \
-                or self.tasks.closing:
+                or self.tasks.closing or is_inline_place(s.chat_id):
             return
 
         async def run() -> None:

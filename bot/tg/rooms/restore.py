@@ -50,6 +50,7 @@ from bot.i18n import norm_lang, t
 from bot.tg.model import (
     SeatInfo,
     deal_number,
+    is_inline_place,
     replay,
     seats_from_json,
     seats_json,
@@ -325,6 +326,8 @@ class RestoreRoom:
             log.exception("game %s could not be restored; marked broken", game.game_id)
             self.registry.unregister_id(game.game_id)
             await self.storage.mark_broken(game.game_id, f"{type(e).__name__}: {e}"[:500])
+            if is_inline_place(game.chat_id):  # (no chat to tell: inline.py)
+                return None
             chat = await self.storage.get_chat(game.chat_id)
             self.kit.reply(game.chat_id, t(norm_lang(chat.language if chat else None),
                                            "guard.broken", game=game.game_id),
@@ -389,6 +392,8 @@ class RestoreRoom:
                     store_version=game.version if rep is not None else 0, events=events)
         if s.paused:  # its topic was closed: it waits for the reopening
             self.outbox.pause(s.chat_id, s.thread_id)
+        if s.inline is not None and ids.inline_digest is not None:  # an inline table's
+            self.outbox.inline_known(s.inline, ids.inline_digest)  # message (inline.py)
         if rep is None:
             if ids.lobby is not None:
                 self.outbox.known(s.chat_id, lobby_key(s.game_id), ids.lobby, ids.lobby_digest,
@@ -669,7 +674,8 @@ class RestoreRoom:
             self.lobby.close_lobby(s, "guard.expired_lobby")
             return
         await self.owner.expire(s)  # (the owner's ``GameStopped``: shown, unregistered)
-        self.kit.reply(s.chat_id, t(s.lang, "guard.expired_game"), thread=s.thread_id)
+        if not is_inline_place(s.chat_id):  # (an inline table's message shows it stopped)
+            self.kit.reply(s.chat_id, t(s.lang, "guard.expired_game"), thread=s.thread_id)
 
     def _prune(self) -> None:
         self.people.prune(list(self.registry.sessions.values()))

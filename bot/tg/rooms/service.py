@@ -27,8 +27,10 @@ them" check it):
 | commands | ``commands.py`` | what people type | table, lobby, |
 | | | | restore, membership, |
 | | | | keepers |
+| inline | ``inline.py`` | inline mode: the invitation, «🪑 Сесть» on it | lobby, restore |
 | buttons | ``buttons.py`` | a press routed to its room | table, lobby, restore, |
-| | | | hints, media, keepers |
+| | | | hints, media, keepers, |
+| | | | inline |
 
 (Every room but hints, ratings and media is also handed the table's owner, ``owner.py``:
 the one object that assigns and stores a table's fields.)
@@ -75,6 +77,7 @@ from bot.tg.rooms.events import (
     SettingChanged,
 )
 from bot.tg.rooms.hints import HintsRoom
+from bot.tg.rooms.inline import InlineRoom
 from bot.tg.rooms.keepers import KeepersRoom
 from bot.tg.rooms.lobby import LobbyRoom, fit_rules
 from bot.tg.rooms.media import MediaRoom
@@ -189,8 +192,9 @@ class GameService:
         self.keepers = KeepersRoom(kit, owner, self.table, self.lobby)
         self.commands = CommandsRoom(kit, owner, self.table, self.lobby, self.restore,
                                      self.membership, self.keepers)
+        self.inline = InlineRoom(kit, owner, self.lobby, self.restore)
         self.buttons = ButtonsRoom(kit, owner, self.table, self.lobby, self.restore,
-                                   self.hints, self.media, self.keepers)
+                                   self.hints, self.media, self.keepers, self.inline)
         self._wire(hooks)
 
     def _wire(self, hooks: TableHooks) -> None:

@@ -23,6 +23,7 @@ from bot.tg.model import (
     UNHURRIED,
     Event,
     SeatInfo,
+    is_inline_place,
 )
 from bot.tg.view import render as R
 
@@ -42,6 +43,7 @@ IDLE_EVICT_AFTER = 600.0  # seconds untouched before a session leaves memory (0:
 WAKE_LEAD = 1.0  # seconds before its timer's next moment an evicted game is rebuilt
 
 ChatKind = Literal["private", "group", "supergroup"]
+
 
 
 def clean_name(raw: str, limit: int = NAME_LIMIT) -> str:
@@ -101,6 +103,7 @@ class Where:
     chat_id: int | None
     message_id: int | None = None
     thread_id: int | None = None
+    inline_id: str | None = None  # the ``inline_message_id`` of a message of inline mode
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +210,8 @@ class Messages:
     hands: dict[int, Shown] = field(default_factory=dict)  # "h": seat -> its hand message
     pings: dict[int, Ping] = field(default_factory=dict)  # "p": seat -> the ping out
     pin: int | None = None  # "pin": the message pinned now
+    inline: str | None = None  # "im": the inline message that shows an inline table
+    inline_digest: str | None = None  # "imd": what it shows
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +228,8 @@ def table_json(s: Session) -> str:
     """A table's settings and message ids as stored (``games.message_ids``): the keys of
     the string-keyed dict of before (``"level"``, ``"title"``, ``"pace"``, ``"forced"``,
     ``"hints"``, ``"pin"``, ``"pin_ok"``, ``"paused"``, ``"lobby"``, ``"ld"``, ``"t"``,
-    ``"h"``, ``"p"``), so that records of either version read the other's."""
+    ``"h"``, ``"p"``; ``"im"``, ``"imd"``: an inline table's inline message id and what it
+    shows), so that records of either version read the other's."""
     out: dict[str, Any] = {"level": s.level}
     if s.title:
         out["title"] = s.title
@@ -250,6 +256,10 @@ def table_json(s: Session) -> str:
         out["p"] = {str(seat): [p.version, p.message_id, p.sent] for seat, p in m.pings.items()}
     if m.pin is not None:
         out["pin"] = m.pin
+    if m.inline is not None:
+        out["im"] = m.inline
+        if m.inline_digest is not None:
+            out["imd"] = m.inline_digest
     return json.dumps(out)
 
 
@@ -288,6 +298,10 @@ def read_table_json(text: str | None) -> Stored:
                 continue
     pin = d.get("pin")
     m.pin = pin if isinstance(pin, int) and not isinstance(pin, bool) and pin > 0 else None
+    inline = d.get("im")
+    m.inline = inline if isinstance(inline, str) and inline else None
+    imd = d.get("imd")
+    m.inline_digest = imd if m.inline is not None and isinstance(imd, str) else None
     level = d.get("level")
     return Stored(settings, m, str(level) if level is not None else None,
                   str(d.get("title") or ""))
@@ -368,6 +382,12 @@ class Session:
     @property
     def solo(self) -> bool:
         return self.kind == "private"
+
+    @property
+    def inline(self) -> str | None:
+        """The inline message that shows this table (an inline table: inline.py), or None
+        (a chat's table)."""
+        return self.messages.inline if is_inline_place(self.chat_id) else None
 
     @property
     def pace(self) -> str:

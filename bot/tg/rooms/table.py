@@ -44,6 +44,7 @@ from bot.tg.model import (
     UNHURRIED,
     Event,
     deal_number,
+    is_inline_place,
     move_events,
     sheet_row,
 )
@@ -72,6 +73,7 @@ from bot.tg.rooms.session import (
     table_key,
 )
 from bot.tg.view import callbacks as cb
+from bot.tg.view import inline as RI
 from bot.tg.view import keepers as K
 from bot.tg.view import render as R
 from storage import (
@@ -371,7 +373,8 @@ class TableRoom:
         info = self.info(s, cur)
         if lines:
             info = dataclasses.replace(info, events=info.events + lines)
-        table = None if s.solo else R.render_table(s.lang, public_view(st), info)
+        table = None if s.solo else RI.render_inline_table(s.lang, public_view(st), info) \
+            if is_inline_place(s.chat_id) else R.render_table(s.lang, public_view(st), info)
         hands: dict[int, R.Rendered] = {}
         for seat, who in enumerate(s.seats):
             if who.kind != "human" or (who.auto and who.why in ("leave", "blocked")):
@@ -416,6 +419,11 @@ class TableRoom:
 
     def _put_table(self, s: Session, deal: int, content: R.Rendered, final: bool = False, *,
                    digest: str | None = None) -> None:
+        if is_inline_place(s.chat_id):  # an inline table: its one message (no chat)
+            if s.inline is not None:
+                self.owner.show_inline(s, content if not final else RI.render_inline_end(
+                    s.lang, content.text, self.config.table_link(s.game_id)))
+            return
         def sent(mid: int, digest: str, new: bool) -> None:
             self.owner.table_shown(s, deal, mid, digest, new, final)
 
@@ -449,7 +457,10 @@ class TableRoom:
         else:
             content = R.render_deal_end(s.lang, sheet_row(res), labels, stopped=stopped,
                                         game_id=s.game_id, last=last)
-        if not s.solo and not (redeal and self.outbox.rename(
+        if is_inline_place(s.chat_id):  # (a redeal: the next table opens with its line)
+            if not redeal:
+                self._put_table(s, deal, content, final=True)
+        elif not s.solo and not (redeal and self.outbox.rename(
                 s.chat_id, table_key(s.game_id, deal), table_key(s.game_id, then))):
             self._put_table(s, deal, content, final=True)
         for seat, who in enumerate(s.seats):
