@@ -407,3 +407,38 @@ async def test_an_idle_inline_lobby_closes_on_its_message(
     no_chat_requests(server, place)
     no_chat_errors(caplog)
     server.assert_clean()
+
+
+async def test_a_lobby_whose_message_id_was_never_stored_is_that_messages_table(
+        server: FakeTelegramServer, db: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The process died between making an inline lobby and storing its message's id: the
+    place is made from that id, so the next press finds the lobby, stores the id and goes
+    on (the message lists the first person and the next one), not refused for ever."""
+    from bot.engine.rules import CLASSIC
+    from bot.tg.model import SeatInfo, seats_json
+
+    caplog.set_level(logging.INFO)
+    server.inline_mode = True
+    anna, boris = server.add_user(5601, "Анна"), server.add_user(5602, "Борис")
+    server.add_group(CHAT, "Друзья", members=[anna, boris], bot_status="left")
+    async with running(server, db) as app:
+        await start_private(server, anna, boris)
+        msg = await sent_invitation(server, anna)
+        iid = str(msg.inline_message_id)
+        place = inline_place(iid)
+        storage = service(app).storage  # what the dead process had stored: the lobby only
+        await storage.upsert_chat(place, "group", language="ru")
+        gid = await storage.create_game(
+            place, anna.id, rules=CLASSIC.model_dump_json(), seed=3,
+            seats=seats_json([SeatInfo("human", anna.id, "Анна", "")]), lobby_code="k3v9q2m7x4")
+        assert service(app).session_of_chat(place) is None
+        assert await press(server, boris, msg) == (None, None)
+        await edited_to(server, msg, "1. Анна", "2. Борис", "2 из 3")
+        s = service(app).session_of_chat(place)
+        assert s is not None and s.game_id == gid and s.inline == iid
+        await idle(app)
+        row = await storage.get_game(gid)
+        assert row is not None and iid in row.message_ids
+    no_chat_requests(server, place)
+    no_chat_errors(caplog)
+    server.assert_clean()

@@ -99,6 +99,14 @@ class InlineRoom:
                     return Answer(url=f"https://t.me/{self.config.bot_username}?start=inline")
                 return await self.lobby.open_inline(chat_id, inline_message_id, user,
                                                     norm_lang(data_lang))
+            if s.messages.inline is None:  # made, and the process died before its id was
+                try:                           # stored: the place is this message's own
+                    await self.owner.adopt_inline(s, inline_message_id)
+                except StorageError as e:
+                    log.warning("game %s: an inline message's id was not stored: %s",
+                                s.game_id, e)
+                    return Answer(t(lang, "guard.not_saved"), alert=True)
+                self.lobby.show_lobby(s)
             if s.messages.inline != inline_message_id:  # (two ids of one hash: 2**-52)
                 log.warning("inline message %s: its place holds game %s of another message",
                             inline_message_id, s.game_id)

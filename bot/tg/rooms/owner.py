@@ -498,6 +498,14 @@ class TableOwner:
             self.outbox.edit_inline(iid, content, game=s.game_id,
                                     on_shown=lambda digest: self._inline_shown(s, digest))
 
+    async def adopt_inline(self, s: Session, inline_message_id: str) -> None:
+        """A lobby at an inline place whose message id was never stored (the process died
+        between making it and storing the id): the place is made from that message's id,
+        so the lobby is that message's table; the id is stored now (raises StorageError)."""
+        s.messages.inline = inline_message_id
+        s.messages.inline_digest = None
+        await self.write(s)
+
     def _inline_shown(self, s: Session, digest: str) -> None:
         s = self._live_copy(s) or s
         if s.messages.inline_digest != digest:
