@@ -66,6 +66,9 @@ sys.exit(main())
 """
 
 
+LATE = 10.0  # seconds the pages listen after the measured stretch (a late view still counts)
+
+
 def _cpu(pid: int) -> tuple[float, float]:
     """The process's CPU seconds so far: (user, system)."""
     fields = Path(f"/proc/{pid}/stat").read_text()
@@ -271,6 +274,9 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
     await asyncio.gather(*people, return_exceptions=True)
     views: list[list[tuple[float, int]]] = []
     if conn is not None and proc is not None:
+        # (the pages keep listening a while: a view that comes late is counted with its
+        # delay; "never arrived": still missing LATE seconds (at most --seconds) after the end)
+        await asyncio.sleep(min(LATE, args.seconds))
         conn.send("stop")
         views = await loop.run_in_executor(None, conn.recv)
         proc.join(10)
