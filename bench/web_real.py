@@ -13,6 +13,10 @@ pages opened; and with the pages, the time from a move being stored (in the proc
 stored it, right after its COMMIT) to each page having the view of it (a view of that
 version or a later one; p50, p95, max): across processes when there are two, since
 CLOCK_MONOTONIC is one clock for every process of the machine.  Needs the source checkout.
+
+Profiling: the bots' pids are written on stderr as each measured stretch begins (to attach a
+sampling profiler: ``py-spy record --pid P``); with ``BENCH_PROFILE=DIR`` each bot runs under
+cProfile (CPU time) and writes ``DIR/<bot>.pstats`` (a1: with the pages, a0: without).
 """
 
 from __future__ import annotations
@@ -43,19 +47,34 @@ def _changed(self, s):
         stamps.append((s.game_id, s.state.version, time.monotonic()))
     _orig(self, s)
 adapter.ServicePort._changed = _changed
+prof = None
+if os.environ.get("BENCH_PROFILE"):  # a directory: this process's cProfile is written there
+    import cProfile
+    prof = cProfile.Profile(time.process_time)  # (CPU time: not the waits for others)
 def _dump():
     with open(os.environ["BENCH_STAMPS"], "w") as f:
         json.dump(stamps, f)
+    if prof is not None:
+        prof.disable()
+        name = os.path.basename(os.environ["BENCH_STAMPS"])[len("stamps-"):-len(".json")]
+        prof.dump_stats(os.path.join(os.environ["BENCH_PROFILE"], f"{name}.pstats"))
 atexit.register(_dump)
+if prof is not None:
+    prof.enable()
 from bot.run import main
 sys.exit(main())
 """
 
 
-def _cpu(pid: int) -> float:
+LATE = 10.0  # seconds the pages listen after the measured stretch (a late view still counts)
+
+
+def _cpu(pid: int) -> tuple[float, float]:
+    """The process's CPU seconds so far: (user, system)."""
     fields = Path(f"/proc/{pid}/stat").read_text()
     fields_after = fields[fields.rindex(")") + 2:].split()
-    return (int(fields_after[11]) + int(fields_after[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields_after[11]) / tick, int(fields_after[12]) / tick
 
 
 def _rss(pid: int) -> int:
@@ -240,6 +259,8 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
         await loop.run_in_executor(None, conn.recv)  # every page has its first view
         await asyncio.sleep(1.0)
     rss1 = [_rss(p) for p in pids]
+    print(f"measuring {'with' if with_pages else 'without'} the pages: the bots' pids "
+          f"{' '.join(str(p) for p in pids)}", file=sys.stderr, flush=True)
     t0 = time.monotonic()
     cpu0 = [_cpu(p) for p in pids]
     playing.set()
@@ -253,6 +274,9 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
     await asyncio.gather(*people, return_exceptions=True)
     views: list[list[tuple[float, int]]] = []
     if conn is not None and proc is not None:
+        # (the pages keep listening a while: a view that comes late is counted with its
+        # delay; "never arrived": still missing LATE seconds (at most --seconds) after the end)
+        await asyncio.sleep(min(LATE, args.seconds))
         conn.send("stop")
         views = await loop.run_in_executor(None, conn.recv)
         proc.join(10)
@@ -265,7 +289,8 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
                 stamps.setdefault((g, v), at)
     moved = [(g, v, at) for (g, v), at in stamps.items() if t0 <= at <= t1]
     out: dict[str, Any] = {"moves": len(moved), "presses": presses,
-                           "cpu": sum(b - a for a, b in zip(cpu0, cpu1, strict=True)),
+                           "cpu": sum(sum(b) - sum(a) for a, b in zip(cpu0, cpu1, strict=True)),
+                           "sys": sum(b[1] - a[1] for a, b in zip(cpu0, cpu1, strict=True)),
                            "rss0": rss0, "rss1": rss1, "seconds": t1 - t0}
     if with_pages:
         by_game: dict[int, list[tuple[int, float]]] = {}
@@ -309,9 +334,11 @@ async def _main(args: argparse.Namespace) -> None:
     per_with = w["cpu"] / max(1, w["moves"]) * 1000
     per_without = wo["cpu"] / max(1, wo["moves"]) * 1000
     print(f"with the pages: {w['moves']} moves stored ({w['presses']} presses) in "
-          f"{w['seconds']:.1f} s, bot CPU {w['cpu']:.1f} s = {per_with:.2f} ms a move")
+          f"{w['seconds']:.1f} s, bot CPU {w['cpu']:.1f} s (system {w['sys']:.1f} s) = "
+          f"{per_with:.2f} ms a move")
     print(f"without pages:  {wo['moves']} moves stored ({wo['presses']} presses) in "
-          f"{wo['seconds']:.1f} s, bot CPU {wo['cpu']:.1f} s = {per_without:.2f} ms a move")
+          f"{wo['seconds']:.1f} s, bot CPU {wo['cpu']:.1f} s (system {wo['sys']:.1f} s) = "
+          f"{per_without:.2f} ms a move")
     print(f"CPU per move, pages / no pages: {per_with / per_without:.2f}x")
     d = w["delays"]
     print(f"stored -> on each page: {len(d)} (move, page) pairs, p50 {_q(d, 0.5) * 1000:.1f} ms, "

@@ -63,6 +63,7 @@ ENDED_KEPT = 256  # finished games whose last view stays readable by their pages
 HEARD_KEPT = 16384  # games whose newest version heard from the feed is remembered
 SHEETS_KEPT = 4096  # (game, language, seat): the summary and sheet made at a deal's end
 STORED_KEPT = 1024  # games read back from storage (another process holds them) kept
+VIEWS_KEPT = 4096  # (game, seat, language): the last view made, shared by the pages asking
 _TAGS = re.compile(r"<[^>]+>")
 # the popups of a refused press, by key: a bounded label for each (the metrics)
 MEMBER_TTL = 60.0  # seconds a getChatMember answer is trusted
@@ -101,6 +102,18 @@ class ServicePort:
         # the newest version of each game the feed told (a session behind it is stale)
         self.heard: OrderedDict[int, int] = OrderedDict()
         self.stored: OrderedDict[int, _Stored] = OrderedDict()
+        # a read of the stored game under way: the pages that ask meanwhile wait for it
+        self.reading: dict[int, asyncio.Future[tuple[bool, _Stored | None]]] = {}
+        # the newest version of each game its pages were told of (``_tell``): a session
+        # found in memory at a version is not proof its pages were told of it (rebuilt from
+        # storage by a press before the feed's notification came)
+        self.told: OrderedDict[int, int] = OrderedDict()
+        # (game, seat, language) -> (what it was made of, the view): every page of that
+        # seat (a spectator's: of the public view) at that version gets the same one
+        self.views: OrderedDict[tuple[int, int, str], tuple[tuple[object, ...], SeatView]] = \
+            OrderedDict()
+        # (each seat's kind, name, computer playing for it, why) -> the seats' labels
+        self.labels: dict[tuple[tuple[str, str, bool, str], ...], tuple[R.SeatLabel, ...]] = {}
         self.waiting: set[asyncio.Task[None]] = set()
         # (game, language, seat) -> (deals, labels, (summary, its deal, sheet, last trick))
         self.sheets: OrderedDict[tuple[int, str, int], tuple[
@@ -116,6 +129,13 @@ class ServicePort:
         self.listeners.append(listener)
 
     def _tell(self, game_id: int | None, version: int) -> None:
+        if game_id is None:
+            self.told.clear()
+        elif version > self.told.get(game_id, -1):
+            self.told[game_id] = version
+            self.told.move_to_end(game_id)
+            while len(self.told) > HEARD_KEPT:
+                self.told.popitem(last=False)
         for listener in list(self.listeners):
             listener(game_id, version)
 
@@ -144,26 +164,30 @@ class ServicePort:
         self.heard.move_to_end(game_id)
         while len(self.heard) > HEARD_KEPT:
             self.heard.popitem(last=False)
+        if self.told.get(game_id, -1) >= version:
+            return  # this process stored it: its pages were told (``_changed``)
         s = self.service.kit.registry.get(game_id)
         if s is not None and s.state is not None:
-            if s.store_version >= version or not self.service.coord.shared:
-                return  # this process stored it: told by ``_changed`` (one process: all)
+            if not self.service.coord.shared:
+                return  # one process: every change is its own, told by ``_changed``
             if s.lock.locked():  # likely this process's move, in memory when the lock is
                 task = asyncio.get_running_loop().create_task(  # free (then told by
                     self._after_lock(s, game_id, version))      # ``_changed``)
                 self.waiting.add(task)
                 task.add_done_callback(self.waiting.discard)
                 return
+        # (a session in memory at that version or later was not necessarily told of it: a
+        # press here may have rebuilt it from storage before this notification came)
         self._tell(game_id, version)
 
     async def _after_lock(self, s: Session, game_id: int, version: int) -> None:
         """A change heard while this process held the game's lock: once it is free, told
-        unless this process's own move reached that version (its write may have failed
-        against another process's)."""
+        unless its pages were told of that version meanwhile (this process's own move
+        reached it; not when its write failed against another process's, nor when a press
+        rebuilt the session from storage meanwhile)."""
         async with s.lock:
             pass
-        now = self.service.kit.registry.get(game_id) or self.ended.get(game_id)
-        if now is None or now.state is None or now.store_version < version:
+        if self.told.get(game_id, -1) < version:
             self._tell(game_id, version)
 
     def _current(self, game_id: int) -> Session | None:
@@ -198,6 +222,8 @@ class ServicePort:
         live at the newest version heard of, else read back from storage (never driven
         here), else rebuilt if pending (as a press does)."""
         s = self._current(game_id)
+        if s is not None and self.service.coord.shared:
+            return s  # held here, at the newest version heard of: nothing to read
         if s is None and (self.service.coord.shared or game_id in self.heard):
             stored = await self._read(game_id)
             if stored is not None:
@@ -219,24 +245,48 @@ class ServicePort:
         st = s.state
         if st is None:
             return Refusal("stale", t(lang, "popup.stale"))
-        return SeatView(view(st, seat), self._place(s, st, lang, seat), lang,
-                        over=st.phase == Phase.GAME_OVER, rev=s.store_version)
+        return self._view(s, st, lang, seat)
 
     async def _read(self, game_id: int) -> _Stored | None:
         """The stored game at its stored version (kept while no newer one is heard of),
         rebuilt by replaying its records (the kept one's new records only); never
-        registered, so nothing of it runs here."""
-        kept = self.stored.get(game_id)
-        heard = self.heard.get(game_id)
-        if kept is not None and heard is not None and kept.version >= heard:
-            return kept
+        registered, so nothing of it runs here.  One read of a game at a time: the pages
+        asking meanwhile (a move's fan-out, each page of the game) share it, and read
+        again if a newer version was heard while it ran."""
+        while True:
+            kept = self.stored.get(game_id)
+            heard = self.heard.get(game_id)
+            if kept is not None and heard is not None and kept.version >= heard:
+                return kept
+            running = self.reading.get(game_id)
+            if running is None:
+                break
+            done, got = await asyncio.shield(running)
+            if done and (got is None or got.version >= self.heard.get(game_id, -1)):
+                return got
+            # (it failed, or a newer version was heard while it ran: read again)
+        future: asyncio.Future[tuple[bool, _Stored | None]] = \
+            asyncio.get_running_loop().create_future()
+        self.reading[game_id] = future
+        try:
+            got = await self._read_now(game_id, kept)
+        except BaseException:
+            future.set_result((False, None))
+            raise
+        else:
+            future.set_result((True, got))
+        finally:
+            del self.reading[game_id]
+        return got
+
+    async def _read_now(self, game_id: int, kept: _Stored | None) -> _Stored | None:
         storage = self.service.storage
         row = await storage.get_game(game_id)
         if row is None or row.status not in ("playing", "finished"):
             return None
         if kept is not None and kept.version == row.version:
             return kept
-        rules = rules_from_dict(json.loads(row.rules))
+        rules = kept.session.rules if kept is not None else rules_from_dict(json.loads(row.rules))
         if kept is not None and kept.version < row.version:
             records = await storage.actions(game_id, after=kept.version)
             version = kept.version + len(records)
@@ -270,8 +320,38 @@ class ServicePort:
             self.stored.popitem(last=False)
         return stored
 
-    def _place(self, s: Session, st: GameState, lang: str, seat: int) -> SeatPlace:
-        labels = s.labels()
+    def _view(self, s: Session, st: GameState, lang: str, seat: int) -> SeatView:
+        """The view of ``seat`` (-1: the public view) in ``lang``: made once for each
+        state of the table and shared by every page that asks for it (the pages of a
+        person, the spectators), until the table changes."""
+        seats = tuple((x.kind, x.name, x.auto, x.why) for x in s.seats)
+        made_of = (st, s.store_version, s.status, s.deadline, s.settings, seats)
+        key = (s.game_id, seat, lang)
+        kept = self.views.get(key)
+        if kept is not None and kept[0][0] is st and kept[0][1:] == made_of[1:]:
+            self.views.move_to_end(key)
+            return kept[1]
+        made = SeatView(view(st, seat) if seat >= 0 else public_view(st),
+                        self._place(s, st, lang, seat, self._labels(s, seats)), lang,
+                        over=st.phase == Phase.GAME_OVER, rev=s.store_version)
+        self.views[key] = (made_of, made)
+        self.views.move_to_end(key)
+        while len(self.views) > VIEWS_KEPT:
+            self.views.popitem(last=False)
+        return made
+
+    def _labels(self, s: Session, seats: tuple[tuple[str, str, bool, str], ...]
+                ) -> tuple[R.SeatLabel, ...]:
+        """The seats' labels (``Session.labels``), made once for each set of seats."""
+        made = self.labels.get(seats)
+        if made is None:
+            made = self.labels[seats] = s.labels()
+            while len(self.labels) > VIEWS_KEPT:
+                del self.labels[next(iter(self.labels))]
+        return made
+
+    def _place(self, s: Session, st: GameState, lang: str, seat: int,
+               labels: tuple[R.SeatLabel, ...]) -> SeatPlace:
         summary, summary_deal, sheet, trick = self._sheet(s.game_id, lang, st, labels, seat)
         deal_last = None
         if st.history:  # the finished deal's last trick stays in the middle until the next lead
@@ -329,8 +409,7 @@ class ServicePort:
             free = len(s.seats) < s.rules.players
             return Refusal("lobby" if free else "not_started",
                            t(lang, "webapp.lobby_watch" if free else "webapp.not_started_group"))
-        return SeatView(public_view(st), self._place(s, st, lang, -1), lang,
-                        over=st.phase == Phase.GAME_OVER, rev=s.store_version)
+        return self._view(s, st, lang, -1)
 
     async def is_member(self, chat_id: int, user_id: int) -> bool:
         """Is the person in the group now (Telegram's getChatMember, trusted a minute)?

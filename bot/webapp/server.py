@@ -56,6 +56,8 @@ HELLO_TIMEOUT: Final = 10.0  # seconds a new socket has to say who it is
 BURST: Final = 10.0  # actions a page may send at once ...
 RATE: Final = 5.0  # ... and per second after that
 LATENCY_BOUNDS: Final = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+# the text of each view queued during one change's fan-out, by (the view's id, watchers)
+Texts = dict[tuple[int, int], tuple[SeatView, str]]
 
 
 @dataclass
@@ -460,7 +462,8 @@ class WebAppServer:
             return False
         return True
 
-    async def _sync(self, page: Page, stamp: float | None = None) -> None:
+    async def _sync(self, page: Page, stamp: float | None = None,
+                    texts: Texts | None = None) -> None:
         """The page's whole view, queued unless it has this version already."""
         got, spectator = await self._look(page.game, page.user.id)
         if isinstance(got, Refusal) or page.closed:
@@ -469,14 +472,26 @@ class WebAppServer:
             page.spectator = spectator
             page.sent = -1
             self._watchers_changed(page.game)
-        self._push(page, got, stamp)
+        self._push(page, got, stamp, texts)
 
-    def _push(self, page: Page, got: SeatView, stamp: float | None) -> None:
+    def _push(self, page: Page, got: SeatView, stamp: float | None,
+              texts: Texts | None = None) -> None:
+        """Queue the view unless the page has its version (or a newer one) already.  The
+        pages of one change share the text of each view they share (the port gives the
+        pages of one seat, and the spectators, the same view: ``texts``)."""
         version = got.rev if got.rev >= 0 else got.view.version  # (the stored version)
         if version <= page.sent:
             return
-        text = json.dumps({"type": "view", "view": self._payload(got, page.game)},
-                          ensure_ascii=False)
+        watchers = self.watchers(page.game)
+        made = texts.get((id(got), watchers)) if texts is not None else None
+        if made is not None and made[0] is got:
+            text = made[1]
+        else:
+            out = seat_payload(got)
+            out["watchers"] = watchers
+            text = json.dumps({"type": "view", "view": out}, ensure_ascii=False)
+            if texts is not None:
+                texts[(id(got), watchers)] = (got, text)
         if self._queue(page, text):
             page.sent = version
             if stamp is not None and self.measure:
@@ -534,9 +549,10 @@ class WebAppServer:
         self._spawn(self._fan_out(game, version, stamp))
 
     async def _fan_out(self, game: int, version: int, stamp: float) -> None:
+        texts: Texts = {}
         for page in list(self.pages.get(game, ())):
             if page.sent < version:
                 try:
-                    await self._sync(page, stamp)
+                    await self._sync(page, stamp, texts)
                 except Exception:  # (the storage failed: the next change or a sync retries)
                     log.exception("game %s: a page's view could not be read", game)
