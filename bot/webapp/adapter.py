@@ -71,6 +71,8 @@ MEMBERS_KEPT = 4096
 MEMBER = ("creator", "administrator", "member")  # (restricted: by its is_member)
 # the answers of a latecomer's "take a seat" that are not refusals (the keepers are asked)
 _SIT_ASKED = ("keepers.asked", "keepers.asked_already")
+# a 💡 or 🔍 refused (its other answers are the hint, the analysis sent)
+_HINT_REFUSALS = ("hint.off", "hint.not_your_turn")
 _REFUSALS = ("popup.stale", "popup.not_seated", "popup.unknown", "guard.wrong_place",
              "popup.auto", "popup.paused", "guard.not_saved", "autopilot.off_popup",
              "end.already", "end.not_seated")
@@ -464,7 +466,10 @@ class ServicePort:
         answer = await self.service.press(data, ref, where)
         if answer.text is None:
             return None
-        if kind in ("hint", "analyse"):
+        if kind in ("hint", "analyse"):  # the answer, unless it is a refusal (counted)
+            for key in (*_REFUSALS, *_HINT_REFUSALS):
+                if answer.text == t(lang, key):
+                    return Refusal(key.split(".", 1)[1], _plain(answer.text))
             return _plain(answer.text)
         return self._refusal(lang, answer.text)
 
