@@ -17,6 +17,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from bot.ops.metrics import BotMetrics
+from bot.ops.ports import bound_port
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +76,7 @@ class OpsServer:
     def bound_port(self) -> int:
         """The port actually bound (METRICS_PORT=0 in tests: a free one)."""
         assert self._runner is not None
-        for site in self._runner.sites:
-            server = getattr(site, "_server", None)
-            if server is not None and server.sockets:
-                return int(server.sockets[0].getsockname()[1])
-        return self.port
+        return bound_port(self._runner, self.port)
 
     async def stop(self) -> None:
         if self._runner is not None:

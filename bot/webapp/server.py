@@ -41,6 +41,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from bot.i18n import DEFAULT_LANG, lang_of, t
+from bot.ops.ports import bound_port
 from bot.webapp.auth import AuthError, SessionKey, TableLinks, WebUser, check_init_data
 from bot.webapp.payload import page_texts, seat_payload
 from bot.webapp.port import Refusal, SeatView, TablePort
@@ -182,11 +183,7 @@ class WebAppServer:
     @property
     def bound_port(self) -> int:
         assert self._runner is not None
-        for site in self._runner.sites:
-            server = getattr(site, "_server", None)
-            if server is not None and server.sockets:
-                return int(server.sockets[0].getsockname()[1])
-        return self.listen_port
+        return bound_port(self._runner, self.listen_port)
 
     async def stop(self) -> None:
         for pages in list(self.pages.values()):
