@@ -129,8 +129,8 @@ async def _moves(bport: BenchPort, server: WebAppServer, moves: int, rate: float
         wait = due - time.perf_counter()
         await asyncio.sleep(max(0.0, wait))
     for _ in range(500):  # the last pushes leave
-        if not server.tasks and all(p.queue.empty() for ps in server.pages.values()
-                                    for p in ps):
+        if not server.tasks and all(not p.backlog and p.writer is None
+                                    for ps in server.pages.values() for p in ps):
             break
         await asyncio.sleep(0.01)
     return time.process_time() - cpu

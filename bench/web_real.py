@@ -6,13 +6,19 @@ behind one webhook address, as behind a proxy) in webhook mode against the fake 
 (``/newgame 3``: two computers) by pressing the buttons of their hand message, a press
 every ``--think`` seconds or so; another process holds N pages (three a table, each its
 own WebSocket; with two processes the pages of a table are spread over both) and records
-when each view arrives.  The same run is made twice: with the pages open and with none
-(the Mini App's server running in both).  Printed, for each run: the bot processes' CPU
-(user + system, ``/proc``) per stored move; their memory (RSS) before and after the
-pages opened; and with the pages, the time from a move being stored (in the process that
-stored it, right after its COMMIT) to each page having the view of it (a view of that
-version or a later one; p50, p95, max): across processes when there are two, since
-CLOCK_MONOTONIC is one clock for every process of the machine.  Needs the source checkout.
+when each view arrives.
+
+The same bots, games and people are measured in stretches of ``--seconds`` with the pages
+open and with them closed, alternated (without, with, with, without, ... ``--rounds``
+pairs), so that a machine whose speed drifts (a shared one) weighs on both sides alike:
+two separate runs compared used to differ by 0.3x from the drift alone.  The Mini App's
+server runs throughout.  Printed: for each stretch and in all, the bot processes' CPU
+(user + system, ``/proc``) per stored move, and the ratio of each round's pair; their
+memory (RSS) before and after the pages first opened; and with the pages, the time from a
+move being stored (in the process that stored it, right after its COMMIT) to each page
+having the view of it (a view of that version or a later one, before the page closed;
+p50, p95, max): across processes when there are two, since CLOCK_MONOTONIC is one clock
+for every process of the machine.  Needs the source checkout.
 
 Profiling: the bots' pids are written on stderr as each measured stretch begins (to attach a
 sampling profiler: ``py-spy record --pid P``); with ``BENCH_PROFILE=DIR`` each bot runs under
@@ -66,7 +72,8 @@ sys.exit(main())
 """
 
 
-LATE = 10.0  # seconds the pages listen after the measured stretch (a late view still counts)
+LATE = 10.0  # seconds the pages listen after a stretch with them (a late view still counts)
+SETTLE = 2.0  # seconds after the pages open or close before a stretch is measured
 
 
 def _cpu(pid: int) -> tuple[float, float]:
@@ -96,8 +103,9 @@ def _q(values: list[float], q: float) -> float:
 
 def _pages(conn: multiprocessing.connection.Connection, token: str,
            spec: list[tuple[str, int, int]]) -> None:
-    """The pages' process: one socket for each (base URL, person, game) of ``spec``; each
-    records (arrival, version) of every view; sends them all back when told to stop."""
+    """The pages' process: one socket for each (base URL, person, game) of ``spec``, opened
+    on "open" (answered when every page has its first view) and closed on "close"; each
+    records (arrival, version) of every view; on "stop" all of them go back."""
     import aiohttp
 
     from bot.webapp.auth import SessionKey
@@ -105,33 +113,44 @@ def _pages(conn: multiprocessing.connection.Connection, token: str,
     keys = SessionKey.for_token(token)
     got: list[list[tuple[float, int]]] = [[] for _ in spec]
 
-    async def page(http: aiohttp.ClientSession, i: int) -> None:
+    async def page(http: aiohttp.ClientSession, i: int, first: list[bool]) -> None:
         base, uid, game = spec[i]
-        ws = await http.ws_connect(f"{base}/ws", max_msg_size=0)
+        # (compress=15: permessage-deflate offered, as a browser offers it)
+        ws = await http.ws_connect(f"{base}/ws", max_msg_size=0, compress=15)
         await ws.send_json({"type": "hello", "token": keys.make(uid, "ru", time.time()),
                             "game": game})
-        async for msg in ws:
-            now = time.monotonic()
-            head = msg.data[:200]
-            if '"type": "view"' in head:
-                at = msg.data.index('"version": ') + 11
-                got[i].append((now, int(msg.data[at:msg.data.index(",", at)])))
+        try:
+            async for msg in ws:
+                now = time.monotonic()
+                head = msg.data[:200]
+                if '"type": "view"' in head:
+                    at = msg.data.index('"version": ') + 11
+                    got[i].append((now, int(msg.data[at:msg.data.index(",", at)])))
+                    first[i] = True
+        finally:
+            await ws.close()
 
     async def run() -> None:
         loop = asyncio.get_running_loop()
+        tasks: list[asyncio.Task[None]] = []
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
-            tasks = []
-            for i in range(len(spec)):
-                tasks.append(asyncio.create_task(page(http, i)))
-                if i % 50 == 49:
-                    await asyncio.sleep(0.02)
-            while sum(1 for g in got if g) < len(spec):
-                await asyncio.sleep(0.1)
-            conn.send("open")
-            await loop.run_in_executor(None, conn.recv)  # stop
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            while True:
+                command = await loop.run_in_executor(None, conn.recv)
+                for t in tasks:
+                    t.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                tasks = []
+                if command == "stop":
+                    break
+                if command == "open":
+                    first = [False] * len(spec)
+                    for i in range(len(spec)):
+                        tasks.append(asyncio.create_task(page(http, i, first)))
+                        if i % 50 == 49:
+                            await asyncio.sleep(0.02)
+                    while not all(first):
+                        await asyncio.sleep(0.1)
+                conn.send(command)
         conn.send(got)
 
     asyncio.run(run())
@@ -140,10 +159,9 @@ def _pages(conn: multiprocessing.connection.Connection, token: str,
 # ---------------------------------------------------------------------------- one run
 
 
-async def _run(args: argparse.Namespace, with_pages: bool, database: str,
-               workdir: Path) -> dict[str, Any]:
+async def _run(args: argparse.Namespace, database: str, workdir: Path) -> dict[str, Any]:
     from tests.bot.procs import BotProcess, free_port
-    from tests.fakeapi import FakeTelegramServer, PressedQuery
+    from tests.fakeapi import FakeTelegramServer
 
     tables = args.open // 3
     server = FakeTelegramServer(callback_answer_timeout=60.0)
@@ -162,8 +180,7 @@ async def _run(args: argparse.Namespace, with_pages: bool, database: str,
         for k in range(args.processes):
             port = free_port()
             ports.append(port)
-            b = BotProcess.webhook(server, workdir, f"{'ab'[k]}{int(with_pages)}",
-                                   {**settings, "webapp_port": port},
+            b = BotProcess.webhook(server, workdir, "ab"[k], {**settings, "webapp_port": port},
                                    public_url=public if args.processes > 1 else None)
             b.env["BENCH_STAMPS"] = str(workdir / f"stamps-{b.name}.json")
             bots.append(b)
@@ -178,8 +195,7 @@ async def _run(args: argparse.Namespace, with_pages: bool, database: str,
                         stdin=asyncio.subprocess.DEVNULL, stdout=log,
                         stderr=asyncio.subprocess.STDOUT, start_new_session=True)
                 await b.wait_ready(60)
-            return await _play(args, server, bots, ports, tables, with_pages, rng,
-                               PressedQuery)
+            return await _play(args, server, bots, ports, tables, rng)
         finally:
             for b in bots:
                 if b.running:
@@ -187,13 +203,12 @@ async def _run(args: argparse.Namespace, with_pages: bool, database: str,
 
 
 async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: list[int],
-                tables: int, with_pages: bool, rng: random.Random,
-                pressed_type: Any) -> dict[str, Any]:
+                tables: int, rng: random.Random) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     games: dict[int, int] = {}  # person -> game
     pressed: dict[int, int] = {}
     stop = asyncio.Event()
-    presses = 0
+    presses: list[float] = []
 
     def offer(uid: int) -> tuple[int, str, int, int] | None:
         for msg in reversed(server.chat(uid).bot_messages()[-3:]):
@@ -207,7 +222,6 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
         return None
 
     async def person(i: int, playing: asyncio.Event) -> None:
-        nonlocal presses
         uid = 10_000 + i
         user = server.add_user(uid, f"P{i}")
         await server.send_text(user, user, "/newgame 3")
@@ -233,7 +247,7 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
                 if q.answer is not None:
                     break
                 await asyncio.sleep(0.05)
-            presses += 1
+            presses.append(time.monotonic())
 
     playing = asyncio.Event()
     people = [asyncio.create_task(person(i, playing)) for i in range(tables)]
@@ -243,43 +257,68 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
             break
     await asyncio.sleep(2.0)  # the computers' first moves settle
     pids = [b.pid for b in bots]
-    rss0 = [_rss(p) for p in pids]
-    conn = None
-    proc = None
-    if with_pages:
-        spec = []
-        for uid, g in sorted(games.items()):
-            for k in range(3):
-                port = ports[(uid + k) % len(ports)]
-                spec.append((f"http://127.0.0.1:{port}", uid, g))
-        ctx = mp.get_context("spawn")
-        conn, child = ctx.Pipe()
-        proc = ctx.Process(target=_pages, args=(child, server.token, spec), daemon=True)
-        proc.start()
-        await loop.run_in_executor(None, conn.recv)  # every page has its first view
-        await asyncio.sleep(1.0)
-    rss1 = [_rss(p) for p in pids]
-    print(f"measuring {'with' if with_pages else 'without'} the pages: the bots' pids "
-          f"{' '.join(str(p) for p in pids)}", file=sys.stderr, flush=True)
-    t0 = time.monotonic()
-    cpu0 = [_cpu(p) for p in pids]
+    print(f"the bots' pids {' '.join(str(p) for p in pids)}", file=sys.stderr, flush=True)
+    spec = []
+    for uid, g in sorted(games.items()):
+        for k in range(3):
+            port = ports[(uid + k) % len(ports)]
+            spec.append((f"http://127.0.0.1:{port}", uid, g))
+    ctx = mp.get_context("spawn")
+    conn, child = ctx.Pipe()
+    proc = ctx.Process(target=_pages, args=(child, server.token, spec), daemon=True)
+    proc.start()
+
+    async def tell(command: str) -> Any:
+        conn.send(command)
+        return await loop.run_in_executor(None, conn.recv)
+
     playing.set()
-    await asyncio.sleep(args.seconds)
+    await asyncio.sleep(min(args.think, args.seconds))  # the presses spread out
+    rss0: list[int] = []
+    rss1: list[int] = []
+    stretches: list[dict[str, Any]] = []  # each: pages, t0, t1, cpu, sys, closed
+    kinds = [k for r in range(args.rounds) for k in ((False, True) if r % 2 == 0
+                                                     else (True, False))]
+    open_now = False
+    for kind in kinds:
+        if kind != open_now:
+            if kind:
+                rss0 = rss0 or [_rss(p) for p in pids]
+                await tell("open")
+                await asyncio.sleep(SETTLE)
+                rss1 = rss1 or [_rss(p) for p in pids]
+            else:
+                # (the pages keep listening a while: a view that comes late is counted with
+                # its delay; "never arrived": still missing when the pages close)
+                await asyncio.sleep(min(LATE, args.seconds))
+                closed = time.monotonic()
+                for s in stretches:
+                    s.setdefault("closed", closed)
+                await tell("close")
+                await asyncio.sleep(SETTLE)
+            open_now = kind
+        cpu0 = [_cpu(p) for p in pids]
+        t0 = time.monotonic()
+        await asyncio.sleep(args.seconds)
+        t1 = time.monotonic()
+        cpu1 = [_cpu(p) for p in pids]
+        stretches.append({
+            "pages": kind, "t0": t0, "t1": t1,
+            "cpu": sum(sum(b) - sum(a) for a, b in zip(cpu0, cpu1, strict=True)),
+            "sys": sum(b[1] - a[1] for a, b in zip(cpu0, cpu1, strict=True))})
+        if not kind:
+            stretches[-1]["closed"] = t1
     stop.set()
-    await asyncio.sleep(2.0)  # the computers' replies and the last pushes
-    t1 = time.monotonic()
-    cpu1 = [_cpu(p) for p in pids]
+    if open_now:
+        await asyncio.sleep(min(LATE, args.seconds))
+    closed = time.monotonic()
+    for s in stretches:
+        s.setdefault("closed", closed)
     for t in people:
         t.cancel()
     await asyncio.gather(*people, return_exceptions=True)
-    views: list[list[tuple[float, int]]] = []
-    if conn is not None and proc is not None:
-        # (the pages keep listening a while: a view that comes late is counted with its
-        # delay; "never arrived": still missing LATE seconds (at most --seconds) after the end)
-        await asyncio.sleep(min(LATE, args.seconds))
-        conn.send("stop")
-        views = await loop.run_in_executor(None, conn.recv)
-        proc.join(10)
+    views: list[list[tuple[float, int]]] = await tell("stop")
+    proc.join(10)
     for b in bots:
         await b.stop(30)
     stamps: dict[tuple[int, int], float] = {}
@@ -287,66 +326,83 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
         with contextlib.suppress(FileNotFoundError):
             for g, v, at in json.loads(Path(b.env["BENCH_STAMPS"]).read_text()):
                 stamps.setdefault((g, v), at)
-    moved = [(g, v, at) for (g, v), at in stamps.items() if t0 <= at <= t1]
-    out: dict[str, Any] = {"moves": len(moved), "presses": presses,
-                           "cpu": sum(sum(b) - sum(a) for a, b in zip(cpu0, cpu1, strict=True)),
-                           "sys": sum(b[1] - a[1] for a, b in zip(cpu0, cpu1, strict=True)),
-                           "rss0": rss0, "rss1": rss1, "seconds": t1 - t0}
-    if with_pages:
+    spec_games = [g for _, _, g in spec]
+    delays: list[float] = []
+    missing = 0
+    for s in stretches:
+        moved = [(g, v, at) for (g, v), at in stamps.items() if s["t0"] <= at <= s["t1"]]
+        s["moves"] = len(moved)
+        s["presses"] = sum(1 for at in presses if s["t0"] <= at <= s["t1"])
+        if not s["pages"]:
+            continue
         by_game: dict[int, list[tuple[int, float]]] = {}
         for g, v, at in moved:
             by_game.setdefault(g, []).append((v, at))
-        delays: list[float] = []
-        missing = 0
-        spec_games = [g for _, _, g in spec]
         for i, got in enumerate(views):
             for v, at in by_game.get(spec_games[i], ()):
-                first = next((t for t, w in got if w >= v), None)
+                first = next((t for t, w in got if w >= v and at <= t <= s["closed"]), None)
                 if first is None:
                     missing += 1
                 else:
                     delays.append(first - at)
-        out.update(delays=delays, missing=missing)
-    return out
+    return {"stretches": stretches, "delays": delays, "missing": missing,
+            "rss0": rss0, "rss1": rss1}
+
+
+def _per_move(stretches: list[dict[str, Any]]) -> float:
+    cpu: float = sum(s["cpu"] for s in stretches)
+    moves: int = sum(s["moves"] for s in stretches)
+    return cpu / max(1, moves) * 1000
 
 
 async def _main(args: argparse.Namespace) -> None:
     print(f"{args.open // 3} tables, {args.open // 3 * 3} pages, {args.processes} "
-          f"process(es), a press every {args.think:g} s or so a person, {args.seconds:g} s")
-    results = {}
-    for with_pages in (True, False):
-        with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
-            database = str(Path(tmp) / "thousand.sqlite3")
-            made = None
-            if args.processes > 1:
-                from tests.pg import create_database
+          f"process(es), a press every {args.think:g} s or so a person; {args.rounds} "
+          f"round(s) of {args.seconds:g} s without the pages and {args.seconds:g} s with "
+          f"them, alternated")
+    with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
+        database = str(Path(tmp) / "thousand.sqlite3")
+        made = None
+        if args.processes > 1:
+            from tests.pg import create_database
 
-                made = await create_database(args.database_url)
-                database = made
-            try:
-                results[with_pages] = await _run(args, with_pages, database, Path(tmp))
-            finally:
-                if made is not None:
-                    from tests.pg import drop_database
+            made = await create_database(args.database_url)
+            database = made
+        try:
+            got = await _run(args, database, Path(tmp))
+        finally:
+            if made is not None:
+                from tests.pg import drop_database
 
-                    await drop_database(args.database_url, made)
-    w, wo = results[True], results[False]
-    per_with = w["cpu"] / max(1, w["moves"]) * 1000
-    per_without = wo["cpu"] / max(1, wo["moves"]) * 1000
-    print(f"with the pages: {w['moves']} moves stored ({w['presses']} presses) in "
-          f"{w['seconds']:.1f} s, bot CPU {w['cpu']:.1f} s (system {w['sys']:.1f} s) = "
-          f"{per_with:.2f} ms a move")
-    print(f"without pages:  {wo['moves']} moves stored ({wo['presses']} presses) in "
-          f"{wo['seconds']:.1f} s, bot CPU {wo['cpu']:.1f} s (system {wo['sys']:.1f} s) = "
-          f"{per_without:.2f} ms a move")
-    print(f"CPU per move, pages / no pages: {per_with / per_without:.2f}x")
-    d = w["delays"]
+                await drop_database(args.database_url, made)
+    stretches = got["stretches"]
+    for n, s in enumerate(stretches):
+        print(f"  stretch {n + 1} {'with the pages' if s['pages'] else 'without them'}: "
+              f"{s['moves']} moves ({s['presses']} presses) in {s['t1'] - s['t0']:.1f} s, "
+              f"CPU {s['cpu']:.1f} s (system {s['sys']:.1f} s) = "
+              f"{s['cpu'] / max(1, s['moves']) * 1000:.2f} ms a move")
+    rounds = []
+    for r in range(args.rounds):
+        pair = stretches[2 * r: 2 * r + 2]
+        rounds.append(_per_move([s for s in pair if s["pages"]])
+                      / _per_move([s for s in pair if not s["pages"]]))
+    w = [s for s in stretches if s["pages"]]
+    wo = [s for s in stretches if not s["pages"]]
+    for name, group in (("with the pages:", w), ("without pages: ", wo)):
+        print(f"{name} {sum(s['moves'] for s in group)} moves stored "
+              f"({sum(s['presses'] for s in group)} presses) in "
+              f"{sum(s['t1'] - s['t0'] for s in group):.1f} s, bot CPU "
+              f"{sum(s['cpu'] for s in group):.1f} s (system {sum(s['sys'] for s in group):.1f}"
+              f" s) = {_per_move(group):.2f} ms a move")
+    print(f"CPU per move, pages / no pages: {_per_move(w) / _per_move(wo):.2f}x "
+          f"(each round: {', '.join(f'{r:.2f}x' for r in rounds)})")
+    d = got["delays"]
     print(f"stored -> on each page: {len(d)} (move, page) pairs, p50 {_q(d, 0.5) * 1000:.1f} ms, "
           f"p95 {_q(d, 0.95) * 1000:.1f} ms, max {max(d, default=0) * 1000:.1f} ms; "
-          f"never arrived {w['missing']}")
-    added = sum(w["rss1"]) - sum(w["rss0"])
-    print(f"memory: bots' RSS {sum(w['rss0']) / 2**20:.1f} MiB before the pages, "
-          f"{sum(w['rss1']) / 2**20:.1f} MiB with them: {added / 2**20:.1f} MiB, "
+          f"never arrived {got['missing']}")
+    added = sum(got["rss1"]) - sum(got["rss0"])
+    print(f"memory: bots' RSS {sum(got['rss0']) / 2**20:.1f} MiB before the pages, "
+          f"{sum(got['rss1']) / 2**20:.1f} MiB with them: {added / 2**20:.1f} MiB, "
           f"{added / max(1, args.open) / 1024:.1f} KiB a page")
     if d:
         print(f"mean {statistics.fmean(d) * 1000:.1f} ms")
@@ -362,10 +418,15 @@ def main(argv: list[str]) -> int:
                              "for each run and dropped")
     parser.add_argument("--think", type=float, default=10.0,
                         help="seconds between a person's presses (about)")
-    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--seconds", type=float, default=30.0,
+                        help="seconds of each measured stretch")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="pairs of stretches (without and with the pages), alternated")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if args.processes > 1 and not args.database_url:
         parser.error("--processes 2 needs --database-url (PostgreSQL)")
+    if args.rounds < 1:
+        parser.error("--rounds must be 1 or more")
     asyncio.run(_main(args))
     return 0

@@ -19,9 +19,13 @@ Nothing is kept per page that a new socket does not rebuild: a page is its perso
 and its socket; its first message says who it is and which game, and gets the whole view.
 
 Every refusal is JSON ``{"ok": false, "code", "text"}`` (``text`` from the catalogs, in the
-person's language) and is counted in ``thousand_webapp_refusals_total{code}``.  Each page
-has a bounded queue of views to send: a page whose queue is full (it does not read) is
-dropped, never waited for.  Actions from one page are rate-limited (a token bucket).
+person's language) and is counted in ``thousand_webapp_refusals_total{code}``.  A view goes
+out from the change's fan-out at once when the page's socket has nothing waiting (the
+common case: no task, queue or timer per page and move); otherwise it waits in the page's
+bounded backlog, which a writer task started for it sends (each send with a time limit).  A
+page that does not read (its backlog full, or more than ``SLOW`` bytes left unsent on its
+socket) is dropped, never waited for; it reconnects when it can and gets the whole view.
+Actions from one page are rate-limited (a token bucket).  No permessage-deflate: ``_ws``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import contextlib
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,8 +56,17 @@ log = logging.getLogger(__name__)
 STATIC: Final = Path(__file__).resolve().parent / "static"
 MAX_REQUEST: Final = 16 * 1024  # bytes of a POST body (init data is about 1 KB)
 MAX_MESSAGE: Final = 4096  # bytes of a WebSocket message from a page
-QUEUE: Final = 32  # views waiting for one page; a page with a full queue is dropped
-SEND_TIMEOUT: Final = 10.0  # seconds one send may take before the page is dropped
+QUEUE: Final = 32  # messages waiting for one page; a page with a full backlog is dropped
+SEND_TIMEOUT: Final = 10.0  # seconds one send of the backlog may take before the page is dropped
+# A message this long or shorter is sent at once when the socket's buffer is empty: after it
+# the buffer stays far under asyncio's high-water mark (64 KiB), so aiohttp's send returns
+# without waiting for a drain (a view is 2-4 KB)
+AT_ONCE: Final = 16 * 1024
+# Bytes a page's socket may hold unsent in this process (once the kernel's buffer is full)
+# before the page counts as not reading and is dropped: a frozen or vanished phone would
+# otherwise have every view kept for it (aiohttp waits for a drain only every 256 KiB); the
+# page reconnects when it wakes and gets the whole view
+SLOW: Final = 64 * 1024
 HELLO_TIMEOUT: Final = 10.0  # seconds a new socket has to say who it is
 BURST: Final = 10.0  # actions a page may send at once ...
 RATE: Final = 5.0  # ... and per second after that
@@ -119,15 +133,17 @@ class Bucket:
 
 @dataclass(eq=False)
 class Page:
-    """One open page: its person, its game, its socket and its queue of views."""
+    """One open page: its person, its game, its socket and what waits to be sent to it."""
 
     user: WebUser
     lang: str
     game: int
     ws: web.WebSocketResponse
-    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE))
+    transport: asyncio.BaseTransport | None = None
+    backlog: deque[str] = field(default_factory=deque)  # what waits for the writer
+    writer: asyncio.Task[None] | None = None  # sending the backlog (only while it has some)
     bucket: Bucket | None = None
-    sent: int = -1  # the version of the last view queued
+    sent: int = -1  # the version of the last view sent or queued
     spectator: bool = False  # not seated: a member of the group watching (public view)
     closed: bool = False
     stamps: dict[int, float] = field(default_factory=dict)  # version -> when stored
@@ -318,14 +334,17 @@ class WebAppServer:
     # ---------------------------------------------------------------- live pages
 
     async def _ws(self, request: web.Request) -> web.StreamResponse:
-        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30.0)
+        # compress=False: no permessage-deflate, though browsers offer it.  Each socket
+        # would keep its own zlib stream (256 KiB allocated, about 100 KiB touched after
+        # the first views) and deflate every view again for every page; a view is a few KB
+        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30.0, compress=False)
         await ws.prepare(request)
         page = await self._hello(ws)
         if page is None:
             await ws.close()
             return ws
+        page.transport = request.transport
         self.pages.setdefault(page.game, set()).add(page)
-        writer = asyncio.get_running_loop().create_task(self._write(page))
         if page.spectator:
             self._watchers_changed(page.game)
         try:
@@ -337,9 +356,11 @@ class WebAppServer:
                 await asyncio.sleep(0)  # its writer's turn: the answer goes before the next
         finally:
             await self._drop(page, "")
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
+            writer = page.writer
+            if writer is not None:
+                writer.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await writer
         return ws
 
     async def _hello(self, ws: web.WebSocketResponse) -> Page | None:
@@ -448,16 +469,45 @@ class WebAppServer:
         # (a refused action changed nothing; the newest view is on its way already, and a
         # page that thinks it missed one says "sync")
 
+    @staticmethod
+    def _unsent(page: Page) -> int:
+        """The bytes the page's socket holds in this process, not yet taken by the kernel
+        (-1: no socket to write to)."""
+        transport = page.transport
+        if not isinstance(transport, asyncio.WriteTransport) or transport.is_closing():
+            return -1
+        return transport.get_write_buffer_size()
+
     def _queue(self, page: Page, text: str) -> bool:
+        """Put ``text`` in the page's backlog; its writer task sends it (started if idle)."""
         if page.closed:
             return False
-        try:
-            page.queue.put_nowait(text)
-        except asyncio.QueueFull:  # it does not read: dropped, not waited for
+        if len(page.backlog) >= QUEUE or self._unsent(page) > SLOW:
+            # it does not read: dropped, not waited for
             self.metrics.dropped += 1
             self._spawn(self._drop(page, "slow"))
             return False
+        page.backlog.append(text)
+        if page.writer is None:
+            page.writer = asyncio.get_running_loop().create_task(self._write(page))
         return True
+
+    async def _send(self, page: Page, text: str) -> bool:
+        """Send ``text`` now if nothing waits before it and the socket's buffer is empty
+        (then aiohttp's send does not wait: ``AT_ONCE``); else through the backlog."""
+        if page.closed:
+            return False
+        if page.writer is None and not page.backlog and len(text) <= AT_ONCE \
+                and self._unsent(page) == 0:
+            try:
+                await page.ws.send_str(text)
+            except (ConnectionError, RuntimeError):
+                self.metrics.dropped += 1
+                await self._drop(page, "send")
+                return False
+            self._sent(page)
+            return True
+        return self._queue(page, text)
 
     async def _sync(self, page: Page, stamp: float | None = None,
                     texts: Texts | None = None) -> None:
@@ -469,10 +519,10 @@ class WebAppServer:
             page.spectator = spectator
             page.sent = -1
             self._watchers_changed(page.game)
-        self._push(page, got, stamp, texts)
+        await self._push(page, got, stamp, texts)
 
-    def _push(self, page: Page, got: SeatView, stamp: float | None,
-              texts: Texts | None = None) -> None:
+    async def _push(self, page: Page, got: SeatView, stamp: float | None,
+                    texts: Texts | None = None) -> None:
         """Queue the view unless the page has its version (or a newer one) already.  The
         pages of one change share the text of each view they share (the port gives the
         pages of one seat, and the spectators, the same view: ``texts``)."""
@@ -489,27 +539,34 @@ class WebAppServer:
             text = json.dumps({"type": "view", "view": out}, ensure_ascii=False)
             if texts is not None:
                 texts[(id(got), watchers)] = (got, text)
-        if self._queue(page, text):
-            page.sent = version
-            if stamp is not None and self.measure:
-                page.stamps[version] = stamp
+        page.sent = version
+        if stamp is not None and self.measure:
+            page.stamps[version] = stamp
+        await self._send(page, text)
+
+    def _sent(self, page: Page) -> None:
+        self.metrics.pushes += 1
+        if page.stamps:
+            now = time.perf_counter()
+            for stamp in page.stamps.values():
+                self.delivered.append(now - stamp)
+            page.stamps.clear()
 
     async def _write(self, page: Page) -> None:
-        while not page.closed:
-            text = await page.queue.get()
-            try:
-                async with asyncio.timeout(SEND_TIMEOUT):
-                    await page.ws.send_str(text)
-            except (TimeoutError, ConnectionError, RuntimeError):
-                self.metrics.dropped += 1
-                await self._drop(page, "send")
-                return
-            self.metrics.pushes += 1
-            if page.stamps:
-                now = time.perf_counter()
-                for stamp in page.stamps.values():
-                    self.delivered.append(now - stamp)
-                page.stamps.clear()
+        """The page's backlog, in order, each send within ``SEND_TIMEOUT``; then it ends."""
+        try:
+            while page.backlog and not page.closed:
+                text = page.backlog.popleft()
+                try:
+                    async with asyncio.timeout(SEND_TIMEOUT):
+                        await page.ws.send_str(text)
+                except (TimeoutError, ConnectionError, RuntimeError):
+                    self.metrics.dropped += 1
+                    await self._drop(page, "send")
+                    return
+                self._sent(page)
+        finally:
+            page.writer = None
 
     async def _drop(self, page: Page, why: str) -> None:
         if page.closed:

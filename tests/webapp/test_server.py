@@ -5,7 +5,10 @@ counted in /metrics."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,7 @@ from bot.i18n import t
 from bot.tg.io.app import ThousandApplication
 from bot.webapp.auth import SessionKey
 from bot.webapp.payload import action_json
-from bot.webapp.server import QUEUE, Page, WebAppServer
+from bot.webapp.server import QUEUE, SLOW, Page, WebAppServer
 from tests.bot.helpers import service, txt
 from tests.fakeapi import FakeTelegramServer, FakeUser
 from tests.webapp.helpers import base_url, init_data, solo_game, webapp_running
@@ -460,3 +463,130 @@ async def test_a_spectator_takes_a_computers_seat_from_the_page(
                     assert msg["view"]["version"] == anna_first["view"]["version"]
                     break
         await anna_ws.close()
+
+
+async def _never_reading_page(port: int, hello: dict[str, object]) -> socket.socket:
+    """A WebSocket opened by hand on a socket with a tiny receive buffer: it says hello,
+    then never reads again (a phone whose page froze, or a modified client)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    loop = asyncio.get_running_loop()
+    await loop.sock_connect(sock, ("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    await loop.sock_sendall(sock, (
+        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += await loop.sock_recv(sock, 1)  # (byte by byte: nothing after it is read)
+    assert head.startswith(b"HTTP/1.1 101")
+    payload = json.dumps(hello).encode()
+    assert len(payload) < 126
+    mask = os.urandom(4)
+    await loop.sock_sendall(sock, bytes([0x81, 0x80 | len(payload)]) + mask
+                            + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+    return sock
+
+
+async def test_a_page_that_stops_reading_is_dropped_and_the_other_page_goes_on() -> None:
+    """Two pages of one seat; one stops reading (real sockets, small kernel buffers).  The
+    page that reads gets every view, each once, in order and at once (never held up by the
+    other; a view sent to an idle socket needs no task of its own).  What the one that does
+    not read leaves unsent is kept up to ``SLOW`` bytes; past that it is dropped."""
+    from dataclasses import replace
+
+    from bot.engine.game import new_game
+    from bot.engine.rules import Rules
+    from bot.webapp.port import Changed, Refusal, SeatPlace, SeatView
+
+    state = {"version": 3}
+    base = view(new_game(Rules(), 1), 0)
+    heard: list[Changed] = []
+
+    class Here:
+        def on_change(self, listener: Changed) -> None:
+            heard.append(listener)
+
+        async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+            place = SeatPlace(9, ("А", "Б", "В"), (False, True, True), True, True, None)
+            return SeatView(replace(base, version=state["version"]), place, "ru")
+
+    token = "1:" + "A" * 30
+    srv = WebAppServer(Here(), token, host="127.0.0.1", listen_port=0)  # type: ignore[arg-type]
+    await srv.start()
+    hello = {"type": "hello", "token": SessionKey.for_token(token).make(5, "ru", 2e9),
+             "game": 9}
+    stuck = await _never_reading_page(srv.bound_port, hello)
+    try:
+        async with aiohttp.ClientSession() as http:
+            ws = await http.ws_connect(f"http://127.0.0.1:{srv.bound_port}/ws")
+            got = await _hello(ws, str(hello["token"]), 9)
+            assert got["view"]["version"] == 3
+            for _ in range(100):
+                if len(srv.pages.get(9, ())) == 2:
+                    break
+                await asyncio.sleep(0.01)
+            [reader] = [p for p in srv.pages[9] if p.sent == 3 and p.writer is None
+                        and p.transport is not None
+                        and p.transport.get_extra_info("peername")[1]
+                        == ws.get_extra_info("sockname")[1]]
+            [frozen] = srv.pages[9] - {reader}
+            sndbuf = frozen.transport.get_extra_info("socket")  # type: ignore[union-attr]
+            sndbuf.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+            [listener] = heard
+            unsent = 0
+            for version in range(4, 4 + 400):
+                state["version"] = version
+                listener(9, version)
+                msg = await ws.receive_json(timeout=2)
+                assert (msg["type"], msg["view"]["version"]) == ("view", version)
+                assert reader.writer is None and not reader.backlog  # sent at once
+                if frozen.closed:
+                    break
+                unsent = max(unsent, frozen.transport.get_write_buffer_size())  # type: ignore[union-attr]
+            # it was kept while it might have been a slow network, then dropped
+            assert frozen.closed and SLOW < unsent < SLOW + len(json.dumps(msg)) + 16
+            assert srv.pages[9] == {reader} and srv.metrics.dropped == 1
+            state["version"] += 1
+            listener(9, state["version"])  # the table goes on for the page that reads
+            msg = await ws.receive_json(timeout=2)
+            assert msg["view"]["version"] == state["version"]
+            await ws.close()
+    finally:
+        stuck.close()
+        await srv.stop()
+
+
+async def test_a_socket_offered_compression_declines_it() -> None:
+    """A browser offers permessage-deflate; the server declines it (a zlib stream per page
+    and every view deflated again for every page: ``_ws``), and the views come plain."""
+    from dataclasses import replace
+
+    from bot.engine.game import new_game
+    from bot.engine.rules import Rules
+    from bot.webapp.port import Changed, Refusal, SeatPlace, SeatView
+
+    base = view(new_game(Rules(), 1), 0)
+
+    class Here:
+        def on_change(self, listener: Changed) -> None:
+            pass
+
+        async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+            place = SeatPlace(9, ("А", "Б", "В"), (False, True, True), True, True, None)
+            return SeatView(replace(base, version=3), place, "ru")
+
+    token = "1:" + "A" * 30
+    srv = WebAppServer(Here(), token, host="127.0.0.1", listen_port=0)  # type: ignore[arg-type]
+    await srv.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            ws = await http.ws_connect(f"http://127.0.0.1:{srv.bound_port}/ws", compress=15)
+            assert ws.compress == 0  # (offered: 15 when the server accepts, as it used to)
+            got = await _hello(ws, SessionKey.for_token(token).make(5, "ru", 2e9), 9)
+            assert got["view"]["version"] == 3
+            await ws.close()
+    finally:
+        await srv.stop()
