@@ -20,9 +20,11 @@ having the view of it (a view of that version or a later one, before the page cl
 p50, p95, max): across processes when there are two, since CLOCK_MONOTONIC is one clock
 for every process of the machine.  Needs the source checkout.
 
-Profiling: the bots' pids are written on stderr as each measured stretch begins (to attach a
-sampling profiler: ``py-spy record --pid P``); with ``BENCH_PROFILE=DIR`` each bot runs under
-cProfile (CPU time) and writes ``DIR/<bot>.pstats`` (a1: with the pages, a0: without).
+``BENCH_DUMP=FILE`` writes what was measured (each page's views, each bot's stored moves,
+the stretches) as JSON.  Profiling: the bots' pids are written on stderr before the first
+stretch (to attach a sampling profiler: ``py-spy record --pid P``); with
+``BENCH_PROFILE=DIR`` each bot runs under cProfile (CPU time) and writes
+``DIR/<bot>.pstats`` (for the whole run: the pages' opening and closing too).
 """
 
 from __future__ import annotations
@@ -42,17 +44,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-# the bot's child: ``_changed`` of the Mini App's port stamps each move this process stored
+# the bot's child: each write of moves this process stored is stamped as its COMMIT returns:
+# the game, the version it stored (a batch of moves, one write: its last), when, how many
+# moves (the computers' replies are stored together when they come at once)
 CHILD = """
 import atexit, json, os, sys, time
-from bot.webapp import adapter
+from storage import facade
 stamps = []
-_orig = adapter.ServicePort._changed
-def _changed(self, s):
-    if s.state is not None:
-        stamps.append((s.game_id, s.state.version, time.monotonic()))
-    _orig(self, s)
-adapter.ServicePort._changed = _changed
+def _stamped(orig):
+    async def write(self, game_id, expected, *args, **kwargs):
+        version = await orig(self, game_id, expected, *args, **kwargs)
+        stamps.append((game_id, version, time.monotonic(), version - expected))
+        return version
+    return write
+facade.Backend.append_action = _stamped(facade.Backend.append_action)
+facade.Backend.append_actions = _stamped(facade.Backend.append_actions)
 prof = None
 if os.environ.get("BENCH_PROFILE"):  # a directory: this process's cProfile is written there
     import cProfile
@@ -321,17 +327,23 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
     proc.join(10)
     for b in bots:
         await b.stop(30)
-    stamps: dict[tuple[int, int], float] = {}
+    stamps: dict[tuple[int, int], tuple[float, int]] = {}
     for b in bots:
         with contextlib.suppress(FileNotFoundError):
-            for g, v, at in json.loads(Path(b.env["BENCH_STAMPS"]).read_text()):
-                stamps.setdefault((g, v), at)
+            for g, v, at, n in json.loads(Path(b.env["BENCH_STAMPS"]).read_text()):
+                stamps[(g, v)] = (at, n)
+    if os.environ.get("BENCH_DUMP"):  # a file: what was measured, for a closer look
+        dump = {"spec": spec, "views": views, "stretches": stretches, "stamps": {
+            b.name: json.loads(Path(b.env["BENCH_STAMPS"]).read_text()) for b in bots
+            if Path(b.env["BENCH_STAMPS"]).exists()}}
+        Path(os.environ["BENCH_DUMP"]).write_text(json.dumps(dump))
     spec_games = [g for _, _, g in spec]
     delays: list[float] = []
     missing = 0
     for s in stretches:
-        moved = [(g, v, at) for (g, v), at in stamps.items() if s["t0"] <= at <= s["t1"]]
-        s["moves"] = len(moved)
+        moved = [(g, v, at) for (g, v), (at, _) in stamps.items() if s["t0"] <= at <= s["t1"]]
+        s["writes"] = len(moved)
+        s["moves"] = sum(n for at, n in stamps.values() if s["t0"] <= at <= s["t1"])
         s["presses"] = sum(1 for at in presses if s["t0"] <= at <= s["t1"])
         if not s["pages"]:
             continue
@@ -378,7 +390,8 @@ async def _main(args: argparse.Namespace) -> None:
     stretches = got["stretches"]
     for n, s in enumerate(stretches):
         print(f"  stretch {n + 1} {'with the pages' if s['pages'] else 'without them'}: "
-              f"{s['moves']} moves ({s['presses']} presses) in {s['t1'] - s['t0']:.1f} s, "
+              f"{s['moves']} moves in {s['writes']} writes ({s['presses']} presses) in "
+              f"{s['t1'] - s['t0']:.1f} s, "
               f"CPU {s['cpu']:.1f} s (system {s['sys']:.1f} s) = "
               f"{s['cpu'] / max(1, s['moves']) * 1000:.2f} ms a move")
     rounds = []
@@ -389,7 +402,8 @@ async def _main(args: argparse.Namespace) -> None:
     w = [s for s in stretches if s["pages"]]
     wo = [s for s in stretches if not s["pages"]]
     for name, group in (("with the pages:", w), ("without pages: ", wo)):
-        print(f"{name} {sum(s['moves'] for s in group)} moves stored "
+        print(f"{name} {sum(s['moves'] for s in group)} moves stored in "
+              f"{sum(s['writes'] for s in group)} writes "
               f"({sum(s['presses'] for s in group)} presses) in "
               f"{sum(s['t1'] - s['t0'] for s in group):.1f} s, bot CPU "
               f"{sum(s['cpu'] for s in group):.1f} s (system {sum(s['sys'] for s in group):.1f}"
@@ -397,7 +411,7 @@ async def _main(args: argparse.Namespace) -> None:
     print(f"CPU per move, pages / no pages: {_per_move(w) / _per_move(wo):.2f}x "
           f"(each round: {', '.join(f'{r:.2f}x' for r in rounds)})")
     d = got["delays"]
-    print(f"stored -> on each page: {len(d)} (move, page) pairs, p50 {_q(d, 0.5) * 1000:.1f} ms, "
+    print(f"stored -> on each page: {len(d)} (write, page) pairs, p50 {_q(d, 0.5) * 1000:.1f} ms, "
           f"p95 {_q(d, 0.95) * 1000:.1f} ms, max {max(d, default=0) * 1000:.1f} ms; "
           f"never arrived {got['missing']}")
     added = sum(got["rss1"]) - sum(got["rss0"])

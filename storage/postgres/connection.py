@@ -53,6 +53,17 @@ _URL_PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
 _QUERY_PASSWORD = re.compile(r"([?&]password=)[^&]*", re.IGNORECASE)
 
 
+async def session_kept(conn: Connection) -> None:
+    """The pool's reset of a released connection: nothing sent.  asyncpg's default sends
+    ``SELECT pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL`` on every release
+    (a round trip after every statement and transaction) to undo session state that this
+    storage never makes: its advisory locks are transaction-level
+    (``pg_advisory_xact_lock``), it holds no cursor past a transaction, ``LISTEN``s only on
+    the feed's own connection (``feed.py``, not pooled) and ``SET``s nothing (the settings
+    are given at connect).  An open transaction is still rolled back: asyncpg's own
+    ``_reset`` runs before this.  ``tests/storage/test_pg_session_state.py`` keeps it so."""
+
+
 def redact(url: str) -> str:
     """The URL without its password, for messages and logs."""
     return _QUERY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", url))
@@ -176,6 +187,7 @@ class Pool(Handle):
                 max_size=max_size,
                 timeout=connect_timeout,
                 server_settings=settings,
+                reset=session_kept,
             )
         except DRIVER_ERRORS as e:
             raise failure(e, where) from e

@@ -8,7 +8,7 @@ channel, in commit order, and drops it with a rolled-back transaction.  So a lis
 told a change of any process once it is committed, never one that was not.
 
 :class:`ChangeFeed` is one storage's listening side: a connection of its own (not the
-pool's: a pooled connection is reset when it goes back) that ``LISTEN``s on ``CHANNEL``
+pool's: a pooled connection holds no session state) that ``LISTEN``s on ``CHANNEL``
 and hands each payload (``game_id:version``) to the listeners (a ``Fanout``).  If that
 connection is lost (the server restarted, the session was terminated, the network broke:
 a ping finds out), it connects again with back-off; the notifications sent meanwhile are
