@@ -339,7 +339,7 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
         Path(os.environ["BENCH_DUMP"]).write_text(json.dumps(dump))
     spec_games = [g for _, _, g in spec]
     delays: list[float] = []
-    missing = 0
+    missing = early = 0
     for s in stretches:
         moved = [(g, v, at) for (g, v), (at, _) in stamps.items() if s["t0"] <= at <= s["t1"]]
         s["writes"] = len(moved)
@@ -352,12 +352,16 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
             by_game.setdefault(g, []).append((v, at))
         for i, got in enumerate(views):
             for v, at in by_game.get(spec_games[i], ()):
-                first = next((t for t, w in got if w >= v and at <= t <= s["closed"]), None)
+                # (any view of that version or later: none exists before its COMMIT, which
+                # another process may hear of, and show, before the storing process's await
+                # returns with it: that delay is counted as 0, the page "early")
+                first = next((t for t, w in got if w >= v and t <= s["closed"]), None)
                 if first is None:
                     missing += 1
                 else:
-                    delays.append(first - at)
-    return {"stretches": stretches, "delays": delays, "missing": missing,
+                    delays.append(max(0.0, first - at))
+                    early += first < at
+    return {"stretches": stretches, "delays": delays, "missing": missing, "early": early,
             "rss0": rss0, "rss1": rss1}
 
 
@@ -413,7 +417,8 @@ async def _main(args: argparse.Namespace) -> None:
     d = got["delays"]
     print(f"stored -> on each page: {len(d)} (write, page) pairs, p50 {_q(d, 0.5) * 1000:.1f} ms, "
           f"p95 {_q(d, 0.95) * 1000:.1f} ms, max {max(d, default=0) * 1000:.1f} ms; "
-          f"never arrived {got['missing']}")
+          f"never arrived {got['missing']}; on the page before the storing process's write "
+          f"returned: {got['early']}")
     added = sum(got["rss1"]) - sum(got["rss0"])
     print(f"memory: bots' RSS {sum(got['rss0']) / 2**20:.1f} MiB before the pages, "
           f"{sum(got['rss1']) / 2**20:.1f} MiB with them: {added / 2**20:.1f} MiB, "

@@ -20,7 +20,7 @@ from telegram.warnings import PTBUserWarning
 
 from bot.tg.io.outbox import Outbox
 from bot.tg.view.render import Button, Rendered
-from tests.fakeapi import FakeTelegramServer
+from tests.fakeapi import FakeMessage, FakeTelegramServer
 
 
 @pytest.fixture
@@ -116,16 +116,23 @@ async def test_answers_are_checked(server: FakeTelegramServer, bot: Bot) -> None
         server.inline_query_nowait(anna)
 
 
-async def test_the_outbox_edits_an_inline_message_by_its_id(
-        server: FakeTelegramServer, bot: Bot, caplog: pytest.LogCaptureFixture) -> None:
+async def sent_inline(server: FakeTelegramServer, bot: Bot,
+                      group_id: int) -> tuple[FakeMessage, str]:
+    """Anna types @bot in a group, the bot offers the article, she sends it: the message
+    (the fake's) and its ``inline_message_id``."""
     anna = server.add_user(1001, "Anna")
-    group = server.add_group(-1003003, "Friends", members=[anna])
+    group = server.add_group(group_id, "Friends", members=[anna])
     asked = server.inline_query_nowait(anna)
     assert await bot.answer_inline_query(asked.id, [article()])
     assert asked.answer is not None
     message = server.send_inline_result(anna, group, asked.answer)
-    iid = message.inline_message_id
-    assert iid is not None
+    assert message.inline_message_id is not None
+    return message, message.inline_message_id
+
+
+async def test_the_outbox_edits_an_inline_message_by_its_id(
+        server: FakeTelegramServer, bot: Bot, caplog: pytest.LogCaptureFixture) -> None:
+    message, iid = await sent_inline(server, bot, -1003003)
     tg: Any = bot  # (PTB's Bot: the outbox's BotLike is the narrow part it uses)
     outbox = Outbox(tg)
     keyboard = ((Button("Sit", "sit"),),)
@@ -165,14 +172,7 @@ async def test_several_processes_edit_an_inline_table_only_with_its_lease(
     """As a chat's table: the process holding the game's lease (or any, when nobody holds
     it) edits the inline message; another one leaves it alone; ``on_shown`` is told what
     it shows only when it was edited."""
-    anna = server.add_user(1001, "Anna")
-    group = server.add_group(-1003004, "Friends", members=[anna])
-    asked = server.inline_query_nowait(anna)
-    assert await bot.answer_inline_query(asked.id, [article()])
-    assert asked.answer is not None
-    message = server.send_inline_result(anna, group, asked.answer)
-    iid = message.inline_message_id
-    assert iid is not None
+    message, iid = await sent_inline(server, bot, -1003004)
     tg: Any = bot
     outbox = Outbox(tg)
     keyboard = ((Button("Sit", "sit"),),)

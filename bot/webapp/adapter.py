@@ -467,10 +467,8 @@ class ServicePort:
         if answer.text is None:
             return None
         if kind in ("hint", "analyse"):  # the answer, unless it is a refusal (counted)
-            for key in (*_REFUSALS, *_HINT_REFUSALS):
-                if answer.text == t(lang, key):
-                    return Refusal(key.split(".", 1)[1], _plain(answer.text))
-            return _plain(answer.text)
+            known = self._known(lang, answer.text, (*_REFUSALS, *_HINT_REFUSALS))
+            return known if known is not None else _plain(answer.text)
         return self._refusal(lang, answer.text)
 
     async def _sit(self, s: Session | None, user: WebUser, lang: str) -> Refusal | str | None:
@@ -501,10 +499,18 @@ class ServicePort:
         return Refusal("sit", _plain(answer.text))
 
     @staticmethod
-    def _refusal(lang: str, text: str) -> Refusal:
-        for key in _REFUSALS:
+    def _known(lang: str, text: str, keys: tuple[str, ...]) -> Refusal | None:
+        """The refusal whose text (of one of ``keys``, in ``lang``) the press answered."""
+        for key in keys:
             if text == t(lang, key):
                 return Refusal(key.split(".", 1)[1], _plain(text))
+        return None
+
+    @classmethod
+    def _refusal(cls, lang: str, text: str) -> Refusal:
+        known = cls._known(lang, text, _REFUSALS)
+        if known is not None:
+            return known
         turn = t(lang, "popup.not_your_turn", name="\x00").split("\x00", 1)[0]
         if turn and text.startswith(turn):
             return Refusal("not_your_turn", _plain(text))
