@@ -327,16 +327,14 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
     proc.join(10)
     for b in bots:
         await b.stop(30)
-    stamps: dict[tuple[int, int], tuple[float, int]] = {}
+    written: dict[str, list[list[Any]]] = {}  # each bot's stamps: game, version, when, moves
     for b in bots:
         with contextlib.suppress(FileNotFoundError):
-            for g, v, at, n in json.loads(Path(b.env["BENCH_STAMPS"]).read_text()):
-                stamps[(g, v)] = (at, n)
+            written[b.name] = json.loads(Path(b.env["BENCH_STAMPS"]).read_text())
+    stamps = {(g, v): (at, n) for rows in written.values() for g, v, at, n in rows}
     if os.environ.get("BENCH_DUMP"):  # a file: what was measured, for a closer look
-        dump = {"spec": spec, "views": views, "stretches": stretches, "stamps": {
-            b.name: json.loads(Path(b.env["BENCH_STAMPS"]).read_text()) for b in bots
-            if Path(b.env["BENCH_STAMPS"]).exists()}}
-        Path(os.environ["BENCH_DUMP"]).write_text(json.dumps(dump))
+        Path(os.environ["BENCH_DUMP"]).write_text(json.dumps(
+            {"spec": spec, "views": views, "stretches": stretches, "stamps": written}))
     spec_games = [g for _, _, g in spec]
     delays: list[float] = []
     missing = early = 0

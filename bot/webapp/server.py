@@ -499,19 +499,30 @@ class WebAppServer:
             return False
         if page.writer is None and not page.backlog and len(text) <= AT_ONCE \
                 and self._unsent(page) == 0:
-            try:
-                await page.ws.send_str(text)
-            except (ConnectionError, RuntimeError):
-                self.metrics.dropped += 1
-                await self._drop(page, "send")
-                return False
-            self._sent(page)
-            return True
+            return await self._put(page, text, None)
         return self._queue(page, text)
+
+    async def _put(self, page: Page, text: str, limit: float | None) -> bool:
+        """One send on the page's socket, within ``limit`` seconds (None: the send cannot
+        wait, ``_send``); a page it fails for is dropped."""
+        try:
+            async with asyncio.timeout(limit):  # (None: no timer)
+                await page.ws.send_str(text)
+        except (TimeoutError, ConnectionError, RuntimeError):
+            self.metrics.dropped += 1
+            await self._drop(page, "send")
+            return False
+        self.metrics.pushes += 1
+        if page.stamps:
+            now = time.perf_counter()
+            for stamp in page.stamps.values():
+                self.delivered.append(now - stamp)
+            page.stamps.clear()
+        return True
 
     async def _sync(self, page: Page, stamp: float | None = None,
                     texts: Texts | None = None) -> None:
-        """The page's whole view, queued unless it has this version already."""
+        """The page's whole view, sent unless it has this version already."""
         got, spectator = await self._look(page.game, page.user.id)
         if isinstance(got, Refusal) or page.closed:
             return
@@ -523,8 +534,8 @@ class WebAppServer:
 
     async def _push(self, page: Page, got: SeatView, stamp: float | None,
                     texts: Texts | None = None) -> None:
-        """Queue the view unless the page has its version (or a newer one) already.  The
-        pages of one change share the text of each view they share (the port gives the
+        """Send the view (``_send``) unless the page has its version (or a newer one)
+        already.  The pages of one change share the text of each view they share (the port gives the
         pages of one seat, and the spectators, the same view: ``texts``)."""
         version = got.rev if got.rev >= 0 else got.view.version  # (the stored version)
         if version <= page.sent:
@@ -544,27 +555,12 @@ class WebAppServer:
             page.stamps[version] = stamp
         await self._send(page, text)
 
-    def _sent(self, page: Page) -> None:
-        self.metrics.pushes += 1
-        if page.stamps:
-            now = time.perf_counter()
-            for stamp in page.stamps.values():
-                self.delivered.append(now - stamp)
-            page.stamps.clear()
-
     async def _write(self, page: Page) -> None:
         """The page's backlog, in order, each send within ``SEND_TIMEOUT``; then it ends."""
         try:
             while page.backlog and not page.closed:
-                text = page.backlog.popleft()
-                try:
-                    async with asyncio.timeout(SEND_TIMEOUT):
-                        await page.ws.send_str(text)
-                except (TimeoutError, ConnectionError, RuntimeError):
-                    self.metrics.dropped += 1
-                    await self._drop(page, "send")
+                if not await self._put(page, page.backlog.popleft(), SEND_TIMEOUT):
                     return
-                self._sent(page)
         finally:
             page.writer = None
 

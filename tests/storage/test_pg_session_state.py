@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import Any
 
 from storage.postgres import PostgresStorage
 from tests.storage.test_stats_contract import finished, plus_one, seats
@@ -65,6 +66,20 @@ def test_the_storage_s_sql_makes_no_session_state() -> None:
     assert listeners == [FEED]
 
 
+async def _advisory_locks(conn: Any) -> int:
+    return int(await conn.fetchval("SELECT count(*) FROM pg_locks"
+                                   " WHERE locktype = 'advisory' AND pid = pg_backend_pid()"))
+
+
+async def _settings_changed(conn: Any) -> list[str] | None:
+    """The settings this session changed (asyncpg itself sets jit and puts it back: a
+    setting changed is one whose value is not what RESET would give)."""
+    changed: list[str] | None = await conn.fetchval(
+        "SELECT array_agg(name) FROM pg_settings"
+        " WHERE source = 'session' AND setting IS DISTINCT FROM reset_val")
+    return changed
+
+
 async def test_a_pooled_connection_goes_back_as_a_new_one(pg_url: str) -> None:
     async with PostgresStorage.open(pg_url) as store:
         game_id = await finished(store)
@@ -76,29 +91,18 @@ async def test_a_pooled_connection_goes_back_as_a_new_one(pg_url: str) -> None:
         try:
             for conn in held:
                 assert not conn.is_in_transaction()
-                assert await conn.fetchval(
-                    "SELECT count(*) FROM pg_locks"
-                    " WHERE locktype = 'advisory' AND pid = pg_backend_pid()") == 0
+                assert await _advisory_locks(conn) == 0
                 assert await conn.fetchval(
                     "SELECT count(*) FROM pg_cursors WHERE is_holdable") == 0
                 assert await conn.fetchval("SELECT count(*) FROM pg_listening_channels()") == 0
-                # (asyncpg itself sets jit and puts it back: a setting changed is one whose
-                # value is not what RESET would give)
-                assert await conn.fetchval(
-                    "SELECT array_agg(name) FROM pg_settings"
-                    " WHERE source = 'session' AND setting IS DISTINCT FROM reset_val") is None
+                assert await _settings_changed(conn) is None
                 assert await conn.fetchval("SHOW application_name") == "thousand"
             # the probes see state where there is some (and this pool would not undo it)
             probe = held[0]
             await probe.execute("SET lock_timeout = 0")
             await probe.execute("SELECT pg_advisory_lock(77)")
-            changed = await probe.fetchval(
-                "SELECT array_agg(name) FROM pg_settings"
-                " WHERE source = 'session' AND setting IS DISTINCT FROM reset_val")
-            assert changed == ["lock_timeout"]
-            assert await probe.fetchval(
-                "SELECT count(*) FROM pg_locks"
-                " WHERE locktype = 'advisory' AND pid = pg_backend_pid()") == 1
+            assert await _settings_changed(probe) == ["lock_timeout"]
+            assert await _advisory_locks(probe) == 1
             await probe.execute("RESET ALL; SELECT pg_advisory_unlock_all()")
         finally:
             for conn in held:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import json
 import os
 import socket
@@ -20,6 +21,7 @@ from bot.i18n import t
 from bot.tg.io.app import ThousandApplication
 from bot.webapp.auth import SessionKey
 from bot.webapp.payload import action_json
+from bot.webapp.port import Changed, Refusal, SeatPlace, SeatView
 from bot.webapp.server import QUEUE, SLOW, Page, WebAppServer
 from tests.bot.helpers import service, txt
 from tests.fakeapi import FakeTelegramServer, FakeUser
@@ -279,7 +281,6 @@ async def test_the_port_s_changes_reach_the_page_once_in_order_and_a_resync() ->
     from bot.engine.game import new_game
     from bot.engine.rules import Rules
     from bot.webapp.auth import WebUser
-    from bot.webapp.port import Changed, Refusal, SeatPlace, SeatView
 
     state = {"version": 3}
     base = view(new_game(Rules(), 1), 0)
@@ -465,6 +466,26 @@ async def test_a_spectator_takes_a_computers_seat_from_the_page(
         await anna_ws.close()
 
 
+class _SeatOfGame9:
+    """A port of game 9 alone, where whoever asks holds a seat of a new game at
+    ``version``; the listeners it was given are kept, to tell it changes by hand."""
+
+    def __init__(self) -> None:
+        from bot.engine.game import new_game
+        from bot.engine.rules import Rules
+
+        self.version = 3
+        self.heard: list[Changed] = []
+        self.base = view(new_game(Rules(), 1), 0)
+
+    def on_change(self, listener: Changed) -> None:
+        self.heard.append(listener)
+
+    async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
+        place = SeatPlace(9, ("А", "Б", "В"), (False, True, True), True, True, None)
+        return SeatView(dataclasses.replace(self.base, version=self.version), place, "ru")
+
+
 async def _never_reading_page(port: int, hello: dict[str, object]) -> socket.socket:
     """A WebSocket opened by hand on a socket with a tiny receive buffer: it says hello,
     then never reads again (a phone whose page froze, or a modified client)."""
@@ -495,26 +516,9 @@ async def test_a_page_that_stops_reading_is_dropped_and_the_other_page_goes_on()
     page that reads gets every view, each once, in order and at once (never held up by the
     other; a view sent to an idle socket needs no task of its own).  What the one that does
     not read leaves unsent is kept up to ``SLOW`` bytes; past that it is dropped."""
-    from dataclasses import replace
-
-    from bot.engine.game import new_game
-    from bot.engine.rules import Rules
-    from bot.webapp.port import Changed, Refusal, SeatPlace, SeatView
-
-    state = {"version": 3}
-    base = view(new_game(Rules(), 1), 0)
-    heard: list[Changed] = []
-
-    class Here:
-        def on_change(self, listener: Changed) -> None:
-            heard.append(listener)
-
-        async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
-            place = SeatPlace(9, ("А", "Б", "В"), (False, True, True), True, True, None)
-            return SeatView(replace(base, version=state["version"]), place, "ru")
-
+    here = _SeatOfGame9()
     token = "1:" + "A" * 30
-    srv = WebAppServer(Here(), token, host="127.0.0.1", listen_port=0)  # type: ignore[arg-type]
+    srv = WebAppServer(here, token, host="127.0.0.1", listen_port=0)  # type: ignore[arg-type]
     await srv.start()
     hello = {"type": "hello", "token": SessionKey.for_token(token).make(5, "ru", 2e9),
              "game": 9}
@@ -535,10 +539,10 @@ async def test_a_page_that_stops_reading_is_dropped_and_the_other_page_goes_on()
             [frozen] = srv.pages[9] - {reader}
             sndbuf = frozen.transport.get_extra_info("socket")  # type: ignore[union-attr]
             sndbuf.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
-            [listener] = heard
+            [listener] = here.heard
             unsent = 0
             for version in range(4, 4 + 400):
-                state["version"] = version
+                here.version = version
                 listener(9, version)
                 msg = await ws.receive_json(timeout=2)
                 assert (msg["type"], msg["view"]["version"]) == ("view", version)
@@ -549,10 +553,10 @@ async def test_a_page_that_stops_reading_is_dropped_and_the_other_page_goes_on()
             # it was kept while it might have been a slow network, then dropped
             assert frozen.closed and SLOW < unsent < SLOW + len(json.dumps(msg)) + 16
             assert srv.pages[9] == {reader} and srv.metrics.dropped == 1
-            state["version"] += 1
-            listener(9, state["version"])  # the table goes on for the page that reads
+            here.version += 1
+            listener(9, here.version)  # the table goes on for the page that reads
             msg = await ws.receive_json(timeout=2)
-            assert msg["view"]["version"] == state["version"]
+            assert msg["view"]["version"] == here.version
             await ws.close()
     finally:
         stuck.close()
@@ -562,24 +566,9 @@ async def test_a_page_that_stops_reading_is_dropped_and_the_other_page_goes_on()
 async def test_a_socket_offered_compression_declines_it() -> None:
     """A browser offers permessage-deflate; the server declines it (a zlib stream per page
     and every view deflated again for every page: ``_ws``), and the views come plain."""
-    from dataclasses import replace
-
-    from bot.engine.game import new_game
-    from bot.engine.rules import Rules
-    from bot.webapp.port import Changed, Refusal, SeatPlace, SeatView
-
-    base = view(new_game(Rules(), 1), 0)
-
-    class Here:
-        def on_change(self, listener: Changed) -> None:
-            pass
-
-        async def seat_view(self, game_id: int, user_id: int) -> SeatView | Refusal:
-            place = SeatPlace(9, ("А", "Б", "В"), (False, True, True), True, True, None)
-            return SeatView(replace(base, version=3), place, "ru")
-
     token = "1:" + "A" * 30
-    srv = WebAppServer(Here(), token, host="127.0.0.1", listen_port=0)  # type: ignore[arg-type]
+    srv = WebAppServer(_SeatOfGame9(), token, host="127.0.0.1",  # type: ignore[arg-type]
+                       listen_port=0)
     await srv.start()
     try:
         async with aiohttp.ClientSession() as http:
