@@ -18,13 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
+from typing import Any, Final, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 from storage.models import (
     Chat,
     ChatKind,
     Game,
     GameResult,
+    GameStatus,
     Language,
     Outcome,
     PlayerStats,
@@ -35,6 +36,7 @@ from storage.models import (
 )
 
 __all__ = [
+    "MOVED_BYTES",
     "Change",
     "CoordinationStore",
     "Ending",
@@ -43,6 +45,7 @@ __all__ = [
     "GamesStore",
     "LobbyEdit",
     "Migration",
+    "Moved",
     "Moves",
     "MovesStore",
     "NewGame",
@@ -146,6 +149,19 @@ class Moves:
     message_ids: str | None = None
     """The game's message ids and what each shows (``set_message_ids``), stored in the same
     transaction; None leaves them."""
+
+    def moved(self) -> Moved | None:
+        """What the feed carries of these moves once they are committed (``Change.moved``);
+        None when they are longer than a notification holds (``MOVED_BYTES``)."""
+        size = sum(len(a.encode()) + 1 for a in self.actions)
+        if self.message_ids is not None:
+            size += len(self.message_ids.encode())
+        if size > MOVED_BYTES:
+            return None
+        status: GameStatus = "playing" if self.outcome is None else \
+            "stopped" if self.outcome.stopped else "finished"
+        deadline = self.deadline if self.outcome is None else None
+        return Moved(self.actions, status, deadline, self.message_ids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,13 +321,35 @@ class CoordinationStore(Protocol):
 # --------------------------------------------------------------------------- the feed
 
 
+MOVED_BYTES: Final = 7000
+"""The most bytes of records and message ids a change carries (``Moved``): PostgreSQL's
+notification holds fewer than 8,000 bytes, with the game, the version, the status and the
+deadline."""
+
+
+class Moved(NamedTuple):
+    """What a write of moves left, carried by its change so that a listener that has the
+    game just before them need not read it back: the records of the moves (the versions
+    ``version - len(records) + 1`` to ``version``, as ``actions`` returns them), the
+    game's status and deadline after them and its message ids if they wrote them (None:
+    as before).  The rest of the row is as before them."""
+
+    records: tuple[str, ...]
+    status: GameStatus
+    deadline: float | None
+    message_ids: str | None = None
+
+
 class Change(NamedTuple):
     """A game's row changed and was committed: ``game_id`` is at ``version`` (its
     ``games.version``: the number of its moves) or later.  A write that adds no move (a
-    lobby edit, the start, a deadline, the seats, the end) gives the version it left."""
+    lobby edit, the start, a deadline, the seats, the end) gives the version it left.
+    A write of moves carries them (``moved``) unless they are too long to carry
+    (``Moves.moved``); None: read the game to know what changed."""
 
     game_id: int
     version: int
+    moved: Moved | None = None
 
 
 FeedListener = Callable[[Change | None], object]

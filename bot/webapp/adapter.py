@@ -56,6 +56,7 @@ from bot.webapp.auth import WebUser
 from bot.webapp.payload import action_of
 from bot.webapp.port import Changed, Intent, Refusal, SeatPlace, SeatView
 from storage.base import Change
+from storage.models import Game
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,7 @@ ENDED_KEPT = 256  # finished games whose last view stays readable by their pages
 HEARD_KEPT = 16384  # games whose newest version heard from the feed is remembered
 SHEETS_KEPT = 4096  # (game, language, seat): the summary and sheet made at a deal's end
 STORED_KEPT = 1024  # games read back from storage (another process holds them) kept
+MOVES_KEPT = 64  # changes carrying moves kept for a game read back (applied at its next read)
 VIEWS_KEPT = 4096  # (game, seat, language): the last view made, shared by the pages asking
 _TAGS = re.compile(r"<[^>]+>")
 # the popups of a refused press, by key: a bounded label for each (the metrics)
@@ -85,6 +87,7 @@ class _Stored:
     version: int  # the stored version (records) it was read at
     session: Session
     replayed: Replayed  # its records replayed (the next read adds the new ones only)
+    row: Game  # the game's row as it was read (its version: the records')
 
 
 def _plain(text: str) -> str:
@@ -104,6 +107,13 @@ class ServicePort:
         # the newest version of each game the feed told (a session behind it is stale)
         self.heard: OrderedDict[int, int] = OrderedDict()
         self.stored: OrderedDict[int, _Stored] = OrderedDict()
+        # the changes carrying moves heard for a game read back (or being read), one run of
+        # them that follow each other: its next read applies them instead of reading
+        self.moves: dict[int, list[Change]] = {}
+        # games read back whose row changed otherwise since their last read began (their
+        # seats, a deadline): their next read reads the row
+        self.changed: set[int] = set()
+        self.reads = {"storage": 0, "feed": 0}  # how the stored games were brought up to date
         # a read of the stored game under way: the pages that ask meanwhile wait for it
         self.reading: dict[int, asyncio.Future[tuple[bool, _Stored | None]]] = {}
         # the newest version of each game its pages were told of (``_tell``): a session
@@ -158,9 +168,13 @@ class ServicePort:
         if change is None:
             self.heard.clear()
             self.stored.clear()
+            self.moves.clear()
+            self.changed.clear()
             self._tell(None, 0)
             return
-        game_id, version = change
+        game_id, version = change.game_id, change.version
+        if game_id in self.stored or game_id in self.reading:
+            self._keep_moves(change)
         if version > self.heard.get(game_id, -1):
             self.heard[game_id] = version
         self.heard.move_to_end(game_id)
@@ -181,6 +195,44 @@ class ServicePort:
         # (a session in memory at that version or later was not necessarily told of it: a
         # press here may have rebuilt it from storage before this notification came)
         self._tell(game_id, version)
+
+    def _keep_moves(self, change: Change) -> None:
+        """Keep a change of a game read back for its next read: a run of moves that follow
+        each other (a change that does not carry its moves marks the game ``changed``: its
+        next read reads it; one that does not follow the run starts it over)."""
+        game_id, version, moved = change
+        run = self.moves.get(game_id)
+        if moved is None:
+            self.changed.add(game_id)
+            return
+        if run and run[-1].version == version - len(moved.records):
+            run.append(change)
+            if len(run) > MOVES_KEPT:
+                del run[0]
+        elif not run or version > run[-1].version:
+            self.moves[game_id] = [change]
+
+    def _heard_moves(self, game_id: int, kept: _Stored) -> tuple[list[str], Game] | None:
+        """The records after ``kept`` up to the newest version heard of, and the game's row
+        after them, from the changes that carried them; None if they did not all come
+        (read the game)."""
+        run = self.moves.get(game_id)
+        if not run or run[-1].version != self.heard.get(game_id) or game_id in self.changed:
+            return None
+        first = run[0]
+        assert first.moved is not None
+        base = first.version - len(first.moved.records)
+        if not base <= kept.version < run[-1].version:
+            return None
+        records = [r for c in run if c.moved is not None for r in c.moved.records]
+        last = run[-1].moved
+        assert last is not None
+        ids = next((c.moved.message_ids for c in reversed(run)
+                    if c.moved is not None and c.moved.message_ids is not None),
+                   kept.row.message_ids)
+        row = dataclasses.replace(kept.row, version=run[-1].version, status=last.status,
+                                  deadline=last.deadline, message_ids=ids)
+        return records[kept.version - base:], row
 
     async def _after_lock(self, s: Session, game_id: int, version: int) -> None:
         """A change heard while this process held the game's lock: once it is free, told
@@ -282,15 +334,28 @@ class ServicePort:
         return got
 
     async def _read_now(self, game_id: int, kept: _Stored | None) -> _Stored | None:
+        """The game brought up to date: by the moves its changes carried after ``kept``
+        (``Change.moved``: nothing read), else read (its row, then its new records)."""
         storage = self.service.storage
-        row = await storage.get_game(game_id)
-        if row is None or row.status not in ("playing", "finished"):
+        heard = self._heard_moves(game_id, kept) if kept is not None else None
+        if heard is not None:
+            self.reads["feed"] += 1
+            new, row = heard
+        else:
+            self.reads["storage"] += 1
+            self.changed.discard(game_id)  # (a change heard from now on: read again)
+            got = await storage.get_game(game_id)
+            if got is None:
+                return None
+            row, new = got, None
+        if row.status not in ("playing", "finished"):
             return None
         if kept is not None and kept.version == row.version:
             return kept
         rules = kept.session.rules if kept is not None else rules_from_dict(json.loads(row.rules))
         if kept is not None and kept.version < row.version:
-            records = await storage.actions(game_id, after=kept.version)
+            records = new if new is not None else \
+                await storage.actions(game_id, after=kept.version)
             version = kept.version + len(records)
             rep = replay(rules, row.seed, records, onto=dataclasses.replace(
                 kept.replayed, auto=dict(kept.replayed.auto), sits=dict(kept.replayed.sits),
@@ -315,11 +380,18 @@ class ServicePort:
                     row.seed, seats, thread_id=row.thread_id, settings=settings,
                     messages=table.messages, title=table.title, state=rep.state,
                     store_version=version, deadline=row.deadline)
-        stored = _Stored(version, s, rep)
+        stored = _Stored(version, s, rep, dataclasses.replace(row, version=version))
         self.stored[game_id] = stored
+        run = self.moves.get(game_id)
+        if run is not None:  # (those applied now are not needed again)
+            run[:] = [c for c in run if c.version > version]
+            if not run:
+                del self.moves[game_id]
         self.stored.move_to_end(game_id)
         while len(self.stored) > STORED_KEPT:
-            self.stored.popitem(last=False)
+            gone, _ = self.stored.popitem(last=False)
+            self.moves.pop(gone, None)
+            self.changed.discard(gone)
         return stored
 
     def _view(self, s: Session, st: GameState, lang: str, seat: int) -> SeatView:

@@ -9,7 +9,8 @@ told a change of any process once it is committed, never one that was not.
 
 :class:`ChangeFeed` is one storage's listening side: a connection of its own (not the
 pool's: a pooled connection holds no session state) that ``LISTEN``s on ``CHANNEL``
-and hands each payload (``game_id:version``) to the listeners (a ``Fanout``).  If that
+and hands each payload (``game_id:version``; a write of moves adds them, ``MOVED_SQL``) to
+the listeners (a ``Fanout``).  If that
 connection is lost (the server restarted, the session was terminated, the network broke:
 a ping finds out), it connects again with back-off; the notifications sent meanwhile are
 lost, so once it listens again it tells the listeners ``None``: read everything again.
@@ -22,27 +23,67 @@ import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from typing import Final
+from typing import Final, cast, get_args
 
 import asyncpg
 
-from storage.base import Change
+from storage.base import Change, Moved
 from storage.feed import Fanout
+from storage.models import GameStatus
 from storage.postgres.connection import DRIVER_ERRORS, Connection
 
-__all__ = ["APPLICATION_NAME", "CHANNEL", "NOTIFY_SQL", "ChangeFeed"]
+__all__ = ["APPLICATION_NAME", "CHANNEL", "MOVED_SQL", "NOTIFY_SQL", "ChangeFeed", "moved_tail",
+           "parse"]
 
 LOG = logging.getLogger(__name__)
 
 CHANNEL: Final = "thousand_games"
 """The channel of the games' changes."""
+APPLICATION_NAME: Final = "thousand-feed"
+"""The listening connection's ``application_name`` (``pg_stat_activity``)."""
 NOTIFY_SQL: Final = (
     f"pg_notify('{CHANNEL}', game_id::text || ':' || version::text)"
 )
 """The notification of a ``games`` row (an expression over its ``game_id`` and
 ``version``): in the ``RETURNING`` of a statement that writes it."""
-APPLICATION_NAME: Final = "thousand-feed"
-"""The listening connection's ``application_name`` (``pg_stat_activity``)."""
+MOVED_SQL: Final = (
+    f"pg_notify('{CHANNEL}', game_id::text || ':' || version::text"
+    " || COALESCE(':' || {}::text, ''))"
+)
+"""The notification of a write of moves (``.format`` the parameter of ``moved_tail``'s
+text, or NULL): ``game_id:version:status:deadline:message_ids<GS>records``, the records
+between ``<RS>``."""
+_STATUSES: Final = get_args(GameStatus)
+_GS: Final = "\x1d"
+_RS: Final = "\x1e"
+"""Control characters, which JSON text never holds (``check_json``): after the message
+ids, and between two records."""
+
+
+def moved_tail(moved: Moved | None) -> str | None:
+    """What ``MOVED_SQL`` adds for ``moved`` (``Moves.moved``); None: nothing (the
+    notification is ``game_id:version``)."""
+    if moved is None:
+        return None
+    deadline = "" if moved.deadline is None else repr(moved.deadline)
+    return (f"{moved.status}:{deadline}:{moved.message_ids or ''}{_GS}"
+            f"{_RS.join(moved.records)}")
+
+
+def parse(payload: str) -> Change:
+    """The change a notification tells (``ValueError`` if it is not one)."""
+    parts = payload.split(":", 4)
+    if len(parts) == 2:
+        return Change(int(parts[0]), int(parts[1]))
+    if len(parts) != 5:
+        raise ValueError(payload)
+    game_id, version, status, deadline, rest = parts
+    ids, gs, records = rest.partition(_GS)
+    if status not in _STATUSES or not gs or not records:
+        raise ValueError(payload)
+    return Change(int(game_id), int(version), Moved(
+        tuple(records.split(_RS)), cast(GameStatus, status),
+        float(deadline) if deadline else None, ids or None))
 
 
 class ChangeFeed(Fanout):
@@ -160,11 +201,10 @@ class ChangeFeed(Fanout):
                 return
 
     def _notified(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
-        game_id, _, version = payload.partition(":")
         try:
-            change = Change(int(game_id), int(version))
+            change = parse(payload)
         except ValueError:
-            LOG.warning("%s: a notification on %s that is not game_id:version: %r",
-                        self._where, CHANNEL, payload)
+            LOG.warning("%s: a notification on %s that is not game_id:version[:moves]: %r",
+                        self._where, CHANNEL, payload[:200])
             return
         self.publish(change)

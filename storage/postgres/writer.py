@@ -11,7 +11,7 @@ import asyncpg
 from storage.base import Moves
 from storage.errors import NotFound, StatusConflict, VersionConflict
 from storage.postgres.connection import Pool
-from storage.postgres.feed import NOTIFY_SQL
+from storage.postgres.feed import MOVED_SQL, moved_tail
 from storage.postgres.games import require_game
 from storage.sql import SET_MESSAGE_IDS, numbered
 
@@ -21,7 +21,8 @@ __all__ = ["MoveWriter"]
 # version), the score-sheet rows and, for the last move, the result.  When the UPDATE
 # matches no row nothing is written, and the last SELECT tells why (its snapshot is the
 # statement's start, so it shows the game as the UPDATE found it).  The last move of a call
-# notifies the change feed ($15; ``storage.postgres.feed``), delivered on COMMIT.
+# notifies the change feed ($15; ``storage.postgres.feed``), delivered on COMMIT, with the
+# call's moves ($16: ``moved_tail``; NULL when the feed does not carry them).
 _APPEND_SQL: Final = f"""
 WITH g AS (
     UPDATE games SET
@@ -48,7 +49,7 @@ WITH g AS (
     FROM g WHERE $10::boolean
 )
 SELECT (SELECT version FROM g) AS new_version, status, version,
-    (SELECT {NOTIFY_SQL} FROM g WHERE $15::boolean) AS notified
+    (SELECT {MOVED_SQL.format("$16")} FROM g WHERE $15::boolean) AS notified
 FROM games WHERE game_id = $1::bigint
 """
 
@@ -68,6 +69,7 @@ class MoveWriter:
         game_id, expected_version, actions = moves.game_id, moves.expected_version, moves.actions
         outcome = moves.outcome
         deals = [deal_no for deal_no, _ in moves.sheet_rows]
+        tail = moved_tail(moves.moved())
         data = [data for _, data in moves.sheet_rows]
 
         def args(i: int, action: str, now: float) -> tuple[object, ...]:
@@ -81,6 +83,7 @@ class MoveWriter:
                 outcome.totals if outcome else None,
                 bool(outcome.stopped) if outcome else None,
                 last,
+                tail if last else None,
             )
 
         if len(actions) == 1 and moves.message_ids is None:

@@ -111,7 +111,7 @@ class MoveWriter:
                 _settle(move.future, self._move_error(result))
             elif not move.future.done():
                 move.future.set_result(result)
-                self._db.feed.publish(Change(move.moves.game_id, result))
+                self._db.feed.publish(Change(move.moves.game_id, result, move.moves.moved()))
 
     def _move_error(self, error: BaseException) -> BaseException:
         """What a move's caller raises for ``error`` (one object per caller)."""

@@ -2,8 +2,9 @@
 
 Every committed write of a game's row is told to the feed's listeners once, with the
 version it left, in commit order and only once it can be read; a write that is refused or
-fails tells nothing.  (PostgreSQL across processes, its lost connection and its figures:
-``test_postgres_feed.py``.)
+fails tells nothing.  A write of moves carries them (``Change.moved``): what a listener
+would read of them, unless they are too long to carry.  (PostgreSQL across processes, its
+lost connection and its figures: ``test_postgres_feed.py``.)
 
 "Nothing else was told" is checked with a last move of another game (the marker): the feed
 tells in commit order, so once that one is heard every earlier change has been.  The same
@@ -16,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import pytest
 
@@ -29,7 +30,8 @@ from storage import (
     VersionConflict,
 )
 from storage import Storage as SQLiteStorage
-from storage.base import Change
+from storage.base import MOVED_BYTES, Change, Moved
+from storage.models import GameStatus
 from storage.postgres import PostgresStorage
 from tests.storage.test_contract import CHAT, act, new_game, snap
 
@@ -81,6 +83,13 @@ async def listening(store: Store, marker: int) -> Heard:
     return heard
 
 
+def moved(game_id: int, version: int, *records: int, status: GameStatus = "playing",
+          deadline: float | None = None, ids: str | None = None) -> Change:
+    """The change a write of the moves ``act(n)`` for each of ``records`` is told as."""
+    return Change(game_id, version, Moved(tuple(act(n) for n in records), status, deadline,
+                                          ids))
+
+
 async def move(store: Store, game_id: int) -> Change:
     """A move of the started game ``game_id``: the change it is told as (a new version)."""
     game = await store.get_game(game_id)
@@ -88,7 +97,7 @@ async def move(store: Store, game_id: int) -> Change:
     version = game.version + 1
     await store.append_action(game_id, game.version, act(version), snap(version),
                               deadline=None)
-    return Change(game_id, version)
+    return moved(game_id, version, version)
 
 
 async def test_each_write_of_a_game_is_told_once_with_the_version_it_left(store: Store) -> None:
@@ -108,9 +117,9 @@ async def test_each_write_of_a_game_is_told_once_with_the_version_it_left(store:
     await store.start_game(game, 1, snapshot=snap(0), deadline=None)
     await told(Change(game, 0))
     assert await store.append_action(game, 0, act(1), snap(1), deadline=5.0) == 1
-    await told(Change(game, 1))
+    await told(moved(game, 1, 1, deadline=5.0))
     assert await store.append_actions(game, 1, [act(2), act(3)], snap(3), deadline=None) == 3
-    await told(Change(game, 3))  # several moves in one transaction: told once, the last
+    await told(moved(game, 3, 2, 3))  # several moves in one transaction: told once, the last
     await store.set_deadline(game, 9.0, expected_version=3)
     await told(Change(game, 3))
     await store.set_seats(game, '["b"]')
@@ -125,13 +134,13 @@ async def test_each_write_of_a_game_is_told_once_with_the_version_it_left(store:
     idle = await new_game(store, -500, start=True)
     await told(Change(idle, 0))
     await told(Change(idle, 0))
-    await store.append_action(idle, 0, act(1), snap(1), deadline=None,
+    await store.append_action(idle, 0, act(1), snap(1), deadline=7.0,
                               outcome=Outcome(winner_seat=None, totals="[0]", stopped=True))
-    await told(Change(idle, 1))  # the last move, ending the game
+    await told(moved(idle, 1, 1, status="stopped"))  # the last move, ending the game
     broken = await new_game(store, -600, start=True)
     expected += [Change(broken, 0), Change(broken, 0)]
     await store.append_action(broken, 0, act(1), snap(1), deadline=None)
-    await told(Change(broken, 1))
+    await told(moved(broken, 1, 1))
     await store.mark_broken(broken, "no replay")
     await told(Change(broken, 1))
     expired = await new_game(store, -700, start=True)
@@ -251,10 +260,10 @@ async def test_a_listener_that_raises_breaks_neither_the_feed_nor_the_others(
     game = await new_game(store, start=True)
     with caplog.at_level(logging.ERROR, logger="storage.feed"):
         await store.append_action(game, 0, act(1), snap(1), deadline=None)
-        await heard.hears(Change(game, 1))
+        await heard.hears(moved(game, 1, 1))
     assert "a broken listener" in caplog.text
     assert await store.append_action(game, 1, act(2), snap(2), deadline=None) == 2
-    await heard.hears(Change(game, 2))  # the feed goes on
+    await heard.hears(moved(game, 2, 2))  # the feed goes on
 
 
 async def test_an_unsubscribed_listener_is_told_nothing_more(store: Store) -> None:
@@ -263,9 +272,49 @@ async def test_an_unsubscribed_listener_is_told_nothing_more(store: Store) -> No
     gone = await listening(store, marker)
     stays = Heard(store)
     await store.append_action(game, 0, act(1), snap(1), deadline=None)
-    await gone.hears(Change(game, 1))
+    await gone.hears(moved(game, 1, 1))
     gone.stop()
     gone.stop()  # again: nothing
     await store.append_action(game, 1, act(2), snap(2), deadline=None)
-    assert Change(game, 2) in await stays.then_nothing_else(store, marker)
-    assert gone.changes == [Change(game, 1)]
+    assert moved(game, 2, 2) in await stays.then_nothing_else(store, marker)
+    assert gone.changes == [moved(game, 1, 1)]
+
+
+async def test_a_write_of_moves_carries_what_a_listener_would_read_of_them(store: Store) -> None:
+    """``Change.moved``: the records of the write's moves, as ``actions`` reads them, and
+    the game's status, deadline and message ids as ``get_game`` reads them after it (None:
+    not written, as before); moves too long to carry are told without them (the listener
+    reads)."""
+    game = await new_game(store, start=True)
+    big = await new_game(store, -310, start=True)
+    heard = Heard(store)
+
+    async def check(write: Awaitable[int], game_id: int) -> Moved | None:
+        version = await write
+        await heard.until(lambda changes: any(c is not None and c.game_id == game_id and
+                                              c.version == version for c in changes))
+        change = next(c for c in heard.changes if c is not None and c.game_id == game_id
+                      and c.version == version)
+        row = await store.get_game(game_id)
+        assert row is not None and row.version == version  # (nothing since)
+        if change.moved is not None:
+            read = await store.actions(game_id, after=version - len(change.moved.records))
+            assert list(change.moved.records) == read
+            assert (change.moved.status, change.moved.deadline) == (row.status, row.deadline)
+            if change.moved.message_ids is not None:
+                assert change.moved.message_ids == row.message_ids
+        return change.moved
+
+    ids = json.dumps({"table": {"deal": 1, "id": 5, "shows": "ab:c"}})  # (a colon in it)
+    records = [json.dumps({"s": 1, "a": "bid 100", "note": "тысяча: раз"}), act(2)]
+    first = await check(store.append_actions(game, 0, records, snap(2), deadline=12.25,
+                                             message_ids=ids), game)
+    assert first == Moved(tuple(records), "playing", 12.25, ids)
+    last = await check(store.append_action(game, 2, act(3), snap(3), deadline=5.0,
+                                           outcome=Outcome(winner_seat=1, totals="[9, 0]")),
+                       game)
+    assert last == Moved((act(3),), "finished", None, None)
+    assert (await store.get_game(game) or pytest.fail()).message_ids == ids  # as it was
+    long_record = json.dumps({"pad": "x" * MOVED_BYTES})
+    assert await check(store.append_action(big, 0, long_record, snap(1), deadline=None),
+                       big) is None

@@ -23,7 +23,7 @@ from storage.postgres import PostgresStorage
 from storage.postgres.feed import APPLICATION_NAME, ChangeFeed
 from tests.pg import pg_url
 from tests.storage.test_contract import act, new_game, snap
-from tests.storage.test_feed_contract import Heard, listening, move
+from tests.storage.test_feed_contract import Heard, listening, move, moved
 
 __all__ = ["pg_url"]
 
@@ -53,9 +53,9 @@ async def test_a_write_through_one_process_reaches_the_other_within_a_second(
 ) -> None:
     async with two_processes(pg_url) as (first, second, marker, game):
         on_first, on_second = Heard(first), Heard(second)
-        moved = await move(first, marker)  # both heard everything before it: forget it
+        mark = await move(first, marker)  # both heard everything before it: forget it
         for heard in (on_first, on_second):
-            await heard.hears(moved)
+            await heard.hears(mark)
             heard.changes.clear()
         delays: list[float] = []
         for version in range(6):
@@ -63,11 +63,11 @@ async def test_a_write_through_one_process_reaches_the_other_within_a_second(
             await writer.append_action(game, version, act(version + 1), snap(version + 1),
                                        deadline=None)
             stored = time.perf_counter()
-            await on_second.hears(Change(game, version + 1), timeout=1.0)
+            await on_second.hears(moved(game, version + 1, version + 1), timeout=1.0)
             delays.append(time.perf_counter() - stored)
-            await on_first.hears(Change(game, version + 1), timeout=1.0)
+            await on_first.hears(moved(game, version + 1, version + 1), timeout=1.0)
         assert max(delays) < 1.0
-        assert on_first.changes == on_second.changes == [Change(game, v) for v in range(1, 7)]
+        assert on_first.changes == on_second.changes == [moved(game, v, v) for v in range(1, 7)]
 
 
 async def test_a_killed_listen_connection_comes_back_and_says_read_everything_again(
@@ -80,12 +80,12 @@ async def test_a_killed_listen_connection_comes_back_and_says_read_everything_ag
         feed = reader.feed
         assert isinstance(feed, ChangeFeed) and feed.reconnects == 1
         await writer.append_action(game, 0, act(1), snap(1), deadline=None)
-        await heard.hears(Change(game, 1), timeout=1.0)  # delivered again
-        assert heard.changes == [None, Change(game, 1)]
+        await heard.hears(moved(game, 1, 1), timeout=1.0)  # delivered again
+        assert heard.changes == [None, moved(game, 1, 1)]
         # And the process's own listeners too (its connection was killed as well).
         own = Heard(writer)
         await writer.append_action(game, 1, act(2), snap(2), deadline=None)
-        await own.hears(Change(game, 2), timeout=1.0)
+        await own.hears(moved(game, 2, 2), timeout=1.0)
 
 
 async def test_a_connection_that_cannot_be_made_at_once_is_tried_again_with_backoff(
@@ -115,7 +115,7 @@ async def test_a_connection_that_cannot_be_made_at_once_is_tried_again_with_back
         gaps = [b - a for a, b in itertools.pairwise(tries[1:])]
         assert all(gap >= 0.02 for gap in gaps), gaps  # waited between the tries
         await store.append_action(game, 0, act(1), snap(1), deadline=None)
-        await heard.hears(Change(game, 1), timeout=1.0)
+        await heard.hears(moved(game, 1, 1), timeout=1.0)
     finally:
         await feed.close()
         await store.close()
@@ -129,9 +129,12 @@ async def test_a_payload_that_is_not_a_change_is_passed_over(
         heard = Heard(store)
         game = await new_game(store, start=True)
         await store._pool.execute("SELECT pg_notify('thousand_games', 'nonsense')")
+        for payload in ("7:1:playing::[]", "7:1:lost:\x1d{}", "7:1:playing:x:\x1d{}"):
+            await store._pool.execute("SELECT pg_notify('thousand_games', $1)", payload)
         await store.append_action(game, 0, act(1), snap(1), deadline=None)
-        await heard.hears(Change(game, 1))
-        assert None not in heard.changes
+        await heard.hears(moved(game, 1, 1))
+        assert all(c is not None and c.game_id == game for c in heard.changes)
+        assert all(p in caplog.text for p in ("[]", "lost", "playing:x:"))
         assert "nonsense" in caplog.text
     finally:
         await store.close()

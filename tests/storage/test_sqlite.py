@@ -33,7 +33,7 @@ from storage import (
     StorageReadOnly,
     StorageUnavailable,
 )
-from storage.base import Change
+from storage.base import Change, Moved
 from storage.sqlite import _failure
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -259,7 +259,8 @@ async def test_a_cancelled_write_is_told_to_the_feed_exactly_when_it_committed(
             after = await store.get_game(game_id) or pytest.fail()
             committed = (after.version, after.deadline, after.seats) != (
                 before.version, before.deadline, before.seats)
-            assert heard == ([Change(game_id, after.version)] if committed else []), at
+            moved = Moved(("1",), "playing", None) if write == "append" else None
+            assert heard == ([Change(game_id, after.version, moved)] if committed else []), at
             outcomes.add(committed)
         # Cancelled after its COMMIT; and before it, where the loop hears of the cancel
         # between two trips (one trip, a move or transact(), is often done by then).
