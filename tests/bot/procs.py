@@ -68,6 +68,8 @@ class BotProcess:
     proc: asyncio.subprocess.Process | None = None
     starts: int = 0
     exits: list[int] = field(default_factory=list)
+    kills: list[float] = field(default_factory=list)
+    """The time.monotonic() of each SIGKILL (``kill``)."""
 
     @classmethod
     def webhook(cls, server: FakeTelegramServer, workdir: Path, name: str,
@@ -162,6 +164,7 @@ class BotProcess:
             raise BotExited(self._ended("was not running when it was to be killed"))
         killed = time.monotonic()
         os.killpg(proc.pid, signal.SIGKILL)  # its own session: start_new_session=True
+        self.kills.append(killed)
         await proc.wait()
         assert proc.returncode is not None
         self.exits.append(proc.returncode)
