@@ -59,6 +59,13 @@ def _stamped(orig):
     return write
 facade.Backend.append_action = _stamped(facade.Backend.append_action)
 facade.Backend.append_actions = _stamped(facade.Backend.append_actions)
+from bot.webapp import adapter
+ports = []
+_port = adapter.ServicePort.__init__
+def _kept(self, *args, **kwargs):
+    _port(self, *args, **kwargs)
+    ports.append(self)
+adapter.ServicePort.__init__ = _kept
 prof = None
 if os.environ.get("BENCH_PROFILE"):  # a directory: this process's cProfile is written there
     import cProfile
@@ -66,6 +73,8 @@ if os.environ.get("BENCH_PROFILE"):  # a directory: this process's cProfile is w
 def _dump():
     with open(os.environ["BENCH_STAMPS"], "w") as f:
         json.dump(stamps, f)
+    with open(os.environ["BENCH_STAMPS"] + ".reads", "w") as f:
+        json.dump([p.reads for p in ports], f)
     if prof is not None:
         prof.disable()
         name = os.path.basename(os.environ["BENCH_STAMPS"])[len("stamps-"):-len(".json")]
@@ -332,6 +341,12 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
         with contextlib.suppress(FileNotFoundError):
             written[b.name] = json.loads(Path(b.env["BENCH_STAMPS"]).read_text())
     stamps = {(g, v): (at, n) for rows in written.values() for g, v, at, n in rows}
+    reads: dict[str, int] = {}  # how the games another process holds were brought up to date
+    for b in bots:
+        with contextlib.suppress(FileNotFoundError):
+            for port in json.loads(Path(b.env["BENCH_STAMPS"] + ".reads").read_text()):
+                for how, n in port.items():
+                    reads[how] = reads.get(how, 0) + n
     if os.environ.get("BENCH_DUMP"):  # a file: what was measured, for a closer look
         Path(os.environ["BENCH_DUMP"]).write_text(json.dumps(
             {"spec": spec, "views": views, "stretches": stretches, "stamps": written}))
@@ -360,7 +375,7 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
                     delays.append(max(0.0, first - at))
                     early += first < at
     return {"stretches": stretches, "delays": delays, "missing": missing, "early": early,
-            "rss0": rss0, "rss1": rss1}
+            "rss0": rss0, "rss1": rss1, "reads": reads}
 
 
 def _per_move(stretches: list[dict[str, Any]]) -> float:
@@ -421,6 +436,9 @@ async def _main(args: argparse.Namespace) -> None:
     print(f"memory: bots' RSS {sum(got['rss0']) / 2**20:.1f} MiB before the pages, "
           f"{sum(got['rss1']) / 2**20:.1f} MiB with them: {added / 2**20:.1f} MiB, "
           f"{added / max(1, args.open) / 1024:.1f} KiB a page")
+    r = got["reads"]
+    print(f"games another process holds, brought up to date for their pages: "
+          f"{r.get('feed', 0)} by the moves the feed carried, {r.get('storage', 0)} by a read")
     if d:
         print(f"mean {statistics.fmean(d) * 1000:.1f} ms")
 

@@ -83,6 +83,9 @@ class WebMetrics:
     pushes: float = 0.0
     dropped: float = 0.0
     pages: Callable[[], float] = lambda: 0.0
+    reads: Callable[[], dict[str, int]] = dict
+    """How the games another process holds were brought up to date for their pages (the
+    port's ``reads``: by a read of storage, by the moves the feed carried)."""
 
     def refused(self, code: str) -> None:
         self.refusals[code] = self.refusals.get(code, 0.0) + 1
@@ -106,6 +109,13 @@ class _Collector(Collector):
                                   value=self.m.dropped)
         yield GaugeMetricFamily("thousand_webapp_pages", "Mini App pages open now.",
                                 value=self.m.pages())
+        f = CounterMetricFamily("thousand_webapp_game_reads",
+                                "Games another process holds brought up to date for their "
+                                "pages: by a read of storage, or by the moves the feed "
+                                "carried.", labels=("how",))
+        for how, n in sorted(self.m.reads().items()):
+            f.add_metric([how], n)
+        yield f
 
 
 def register_metrics(m: WebMetrics, registry: Any) -> None:

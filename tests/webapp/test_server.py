@@ -19,6 +19,7 @@ from prometheus_client import generate_latest
 from bot.engine.views import view
 from bot.i18n import t
 from bot.tg.io.app import ThousandApplication
+from bot.webapp.adapter import ServicePort
 from bot.webapp.auth import SessionKey
 from bot.webapp.payload import action_json
 from bot.webapp.port import Changed, Refusal, SeatPlace, SeatView
@@ -47,6 +48,21 @@ async def session_token(http: aiohttp.ClientSession, app: ThousandApplication,
         assert r.status == 200
         body: dict[str, Any] = await r.json()
         return body
+
+
+async def test_the_games_brought_up_to_date_for_pages_are_counted_by_how(
+        server: FakeTelegramServer, db: Path) -> None:
+    """``thousand_webapp_game_reads_total{how}``: the port's count of games another process
+    holds brought up to date for their pages, by a read or by the moves the feed carried."""
+    async with webapp_running(server, db) as app:
+        assert app.webapp is not None and app.ops is not None
+        port = app.webapp.port
+        assert isinstance(port, ServicePort)
+        port.reads["feed"] += 3
+        port.reads["storage"] += 1
+        text = generate_latest(app.ops.registry).decode()
+        assert 'thousand_webapp_game_reads_total{how="feed"} 3.0' in text
+        assert 'thousand_webapp_game_reads_total{how="storage"} 1.0' in text
 
 
 async def test_no_webapp_url_no_server(server: FakeTelegramServer, db: Path) -> None:

@@ -209,6 +209,7 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
         links = TableLinks.for_token(s.token, self.bot.username, s.webapp_short_name)
         service.config.table_link = links.link  # a group's table and lobby link to the page
         port = ServicePort(service)
+        metrics.reads = lambda: dict(port.reads)
         for kind in FOLLOWED:  # the pages follow the owner's events, as the chat does
             service.events.subscribe(kind, port.table_event)
         server = WebAppServer(port, s.token, host=s.webapp_listen,
