@@ -337,16 +337,14 @@ async def _play(args: argparse.Namespace, server: Any, bots: list[Any], ports: l
     for b in bots:
         await b.stop(30)
     written: dict[str, list[list[Any]]] = {}  # each bot's stamps: game, version, when, moves
-    for b in bots:
-        with contextlib.suppress(FileNotFoundError):
-            written[b.name] = json.loads(Path(b.env["BENCH_STAMPS"]).read_text())
-    stamps = {(g, v): (at, n) for rows in written.values() for g, v, at, n in rows}
     reads: dict[str, int] = {}  # how the games another process holds were brought up to date
     for b in bots:
         with contextlib.suppress(FileNotFoundError):
+            written[b.name] = json.loads(Path(b.env["BENCH_STAMPS"]).read_text())
             for port in json.loads(Path(b.env["BENCH_STAMPS"] + ".reads").read_text()):
                 for how, n in port.items():
                     reads[how] = reads.get(how, 0) + n
+    stamps = {(g, v): (at, n) for rows in written.values() for g, v, at, n in rows}
     if os.environ.get("BENCH_DUMP"):  # a file: what was measured, for a closer look
         Path(os.environ["BENCH_DUMP"]).write_text(json.dumps(
             {"spec": spec, "views": views, "stretches": stretches, "stamps": written}))

@@ -380,7 +380,8 @@ class ServicePort:
                     row.seed, seats, thread_id=row.thread_id, settings=settings,
                     messages=table.messages, title=table.title, state=rep.state,
                     store_version=version, deadline=row.deadline)
-        stored = _Stored(version, s, rep, dataclasses.replace(row, version=version))
+        stored = _Stored(version, s, rep, row if row.version == version
+                         else dataclasses.replace(row, version=version))
         self.stored[game_id] = stored
         run = self.moves.get(game_id)
         if run is not None:  # (those applied now are not needed again)
