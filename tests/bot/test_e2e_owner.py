@@ -19,7 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from bot.tg.rooms.events import GameOver, GameStarted, MovesStored, TableEvent
-from tests.bot.helpers import idle, play, running, service, smart, start_private, txt
+from bot.tg.rooms.session import Shown, read_table_json
+from tests.bot.helpers import (
+    idle,
+    play,
+    running,
+    service,
+    session,
+    smart,
+    start_private,
+    txt,
+)
 from tests.bot.procs import free_port
 from tests.bot.test_e2e_restart import _bot_process, _moves, changed, stop_process
 from tests.fakeapi import FakeTelegramServer
@@ -144,9 +154,11 @@ async def test_an_accepted_move_or_a_batch_of_replies_is_one_storage_write(
     # write nothing but the ids of new messages, soon after)
     assert all(n == 1 for n in per_commit), per_commit
     assert seen["append"] == len(per_commit)
-    # beside them: the game's creation and start, and the id of each new message (a deal's
-    # hand) stored at once — a kill must not post it twice
-    assert seen["set_message_ids"] <= deals + 2, (seen, deals)
+    # beside them: the game's creation and start, the id of each new message (a deal's
+    # hand) stored at once — a kill must not post it twice — and what a deal's message
+    # shows once its first moves (the computers' bids, no move of the person's to carry
+    # it) wait for the person — a kill must not repeat that edit
+    assert seen["set_message_ids"] <= 2 * deals + 2, (seen, deals)
     total = sum(seen.values())
     print(f"{presses} presses, {moves} moves stored in {len(per_commit)} commits, {deals} "
           f"deals; storage writes {total} ({dict(seen)}) = {total / moves:.2f} per move")
@@ -189,4 +201,43 @@ async def test_no_message_is_edited_to_what_it_shows_after_a_kill(
             assert len(server.chat(vera).bot_messages()) == sent  # nothing posted again
     finally:
         await stop_process(proc)
+    server.assert_clean()
+
+
+
+
+SEED_PERSON_FIRST = 5
+
+
+async def test_an_edit_no_move_carried_is_stored_at_once_when_the_table_waits_for_a_person(
+        server: FakeTelegramServer, db: Path) -> None:
+    """What an edited message shows is stored with the move that caused it; an edit no
+    stored move carried (a deal's first moves shown apart from its new message, a
+    redeal) is stored at once when the table then waits for a person: nothing would
+    carry it soon, and a SIGKILL while the person thinks would make the restart repeat
+    the edit ("message is not modified"; round 4's CI caught it).  (While a computer is
+    about to move, its move carries it: the count of writes in
+    ``test_an_accepted_move_or_a_batch_of_replies_is_one_storage_write``.)"""
+    anna = server.add_user(7104, "Анна")
+    # (the person bids first; the computers think for 30 s)
+    async with running(server, db, seed=SEED_PERSON_FIRST, computer_move_delay=30) as app:
+        svc = service(app)
+        await start_private(server, anna)
+        await server.send_text(anna, anna, "/newgame 3")
+        gid = await server.wait_for(lambda: svc.by_chat.get(anna.id))
+        s = session(app, gid)
+        assert s is not None and s.state is not None
+
+        async def stored_hand() -> Shown | None:
+            game = await svc.storage.get_game(gid)
+            assert game is not None
+            return read_table_json(game.message_ids).messages.hands.get(0)
+
+        assert s.state.to_act == 0  # the person's turn
+        await idle(app)
+        shown = s.messages.hands[0]
+        assert await stored_hand() == shown
+        svc.owner.hand_shown(s, 0, shown.deal, shown.message_id, "edited", new=False)
+        await server.wait_for(lambda: not s.ids_dirty, 2, what="the edit stored at once")
+        assert await stored_hand() == Shown(shown.deal, shown.message_id, "edited")
     server.assert_clean()

@@ -510,7 +510,7 @@ class TableOwner:
         s = self._live_copy(s) or s
         if s.messages.inline_digest != digest:
             s.messages.inline_digest = digest
-            self.save(s, self._edit_save())
+            self.save(s, self._edit_save(s))
 
     def lobby_shown(self, s: Session, mid: int, digest: str) -> None:
         m = s.messages
@@ -521,7 +521,7 @@ class TableOwner:
             self.save(s, 0.0)
         elif m.lobby_digest != digest and s.status == "lobby":
             m.lobby_digest = digest
-            self.save(s, 0.0 if self.coord.shared else EDIT_SAVE)
+            self.save(s, self._edit_save(s))
 
     def table_shown(self, s: Session, deal: int, mid: int, digest: str, new: bool,
                     final: bool) -> None:
@@ -529,14 +529,14 @@ class TableOwner:
         if s.messages.table != shown or new:  # (stored with its move already: nothing new)
             s.messages.table = shown
             s.ids_urgent = s.ids_urgent or new
-            self.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
+            self.save(s, NEW_MESSAGE_SAVE if new else self._edit_save(s))
         live = self._live_copy(s)
         if live is not None:
             known = live.messages.table
             if known is not None and known.deal == deal and known.message_id == mid \
                     and known.digest != digest:
                 live.messages.table = shown
-                self.save(live, self._edit_save())
+                self.save(live, self._edit_save(live))
         if not final and s.status == "playing":
             self.pin(s, mid)
 
@@ -546,14 +546,14 @@ class TableOwner:
         if s.messages.hands.get(seat) != shown or new:  # (stored with its move already)
             s.messages.hands[seat] = shown
             s.ids_urgent = s.ids_urgent or new
-            self.save(s, NEW_MESSAGE_SAVE if new else self._edit_save())
+            self.save(s, NEW_MESSAGE_SAVE if new else self._edit_save(s))
         live = self._live_copy(s)
         if live is not None:
             known = live.messages.hands.get(seat)
             if known is not None and known.deal == deal and known.message_id == mid \
                     and known.digest != digest:
                 live.messages.hands[seat] = shown
-                self.save(live, self._edit_save())
+                self.save(live, self._edit_save(live))
 
     def ping_shown(self, s: Session, seat: int, version: int, n: int, mid: int,
                    new: bool) -> None:
@@ -575,12 +575,20 @@ class TableOwner:
         live = self.registry.get(s.game_id)
         return None if live is None or live is s else live
 
-    def _edit_save(self) -> float:
-        """How late what an edited message shows is stored: soon with several processes
-        (the next process to edit the message compares with it, so that it never repeats
-        an edit the other made: "message is not modified"), within EDIT_SAVE alone (read
-        only after a restart; a clean stop stores it at once)."""
-        return 0.0 if self.coord.shared else EDIT_SAVE
+    def _edit_save(self, s: Session) -> float:
+        """How late what an edited message shows (and no stored move carried) is stored:
+        soon with several processes (the next process to edit the message compares with
+        it, so that it never repeats an edit the other made: "message is not modified"),
+        and soon when the table now waits for a person — no move will come soon to carry
+        it, and a restart would repeat the edit (a lobby, a deal's first moves, a redeal);
+        else within EDIT_SAVE (a computer's move is on its way and takes it; a clean stop
+        stores it at once)."""
+        if self.coord.shared or s.status != "playing" or s.state is None:
+            return 0.0
+        seat = s.state.to_act
+        if 0 <= seat < len(s.seats) and s.seats[seat].played_by_computer:
+            return EDIT_SAVE
+        return 0.0
 
     # ================================================================ pinning
 

@@ -30,7 +30,7 @@ from bot.tg.view import render as R
 log = logging.getLogger(__name__)
 
 NEW_MESSAGE_SAVE = 0.0  # a new message's id is stored at once (and before the next move)
-EDIT_SAVE = 20.0  # what an edited message shows is stored at most this late (for restarts)
+EDIT_SAVE = 20.0  # an edit no move carried, while a computer is to move: stored this late
 BACKOFF_FIRST = 0.25  # seconds before the first retry of a failed background write
 BACKOFF_MAX = 15.0  # the longest wait between two retries
 SUPERVISOR_RESTARTS = 8  # restarts of a game's dying background tasks before giving up
