@@ -18,8 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from bot.engine.game import apply, legal_actions
 from bot.tg.rooms.events import GameOver, GameStarted, MovesStored, TableEvent
+from bot.tg.rooms.owner import Shows
 from bot.tg.rooms.session import Shown, read_table_json
+from storage.errors import StorageBusy
 from tests.bot.helpers import (
     idle,
     play,
@@ -241,3 +246,58 @@ async def test_an_edit_no_move_carried_is_stored_at_once_when_the_table_waits_fo
         await server.wait_for(lambda: not s.ids_dirty, 2, what="the edit stored at once")
         assert await stored_hand() == Shown(shown.deal, shown.message_id, "edited")
     server.assert_clean()
+
+
+async def test_a_move_not_stored_keeps_what_a_message_reported_meanwhile(
+        server: FakeTelegramServer, db: Path) -> None:
+    """A move's write marks what the messages will show once it is stored (``_will_show``);
+    if the write fails (a busy database, or a clean stop cancelling it) the marks are put
+    back — but an edit of an earlier move that reported meanwhile what its message shows,
+    or a new message's id, is kept: it is what the message shows.  (Put back wholesale,
+    a clean stop stored the stale copy and the restart repeated an edit — "message is not
+    modified", ``test_sigterm_mid_game_and_a_restart_on_the_same_database`` under load.)"""
+    anna = server.add_user(7105, "Анна")
+    async with running(server, db, seed=SEED_PERSON_FIRST, computer_move_delay=30) as app:
+        svc = service(app)
+        await start_private(server, anna)
+        await server.send_text(anna, anna, "/newgame 3")
+        gid = await server.wait_for(lambda: svc.by_chat.get(anna.id))
+        s = session(app, gid)
+        assert s is not None and s.state is not None and s.state.to_act == 0
+        await idle(app)
+        st = s.state
+        before = s.messages.hands[0]
+        writing, fail = asyncio.Event(), asyncio.Event()
+
+        async def busy(*args: Any, **kwargs: Any) -> int:
+            writing.set()
+            await fail.wait()
+            raise StorageBusy("database is locked")
+
+        svc.storage.append_action = busy  # type: ignore[method-assign]
+        action = legal_actions(st)[0]
+        after = apply(st, action, 0)
+        shows = Shows(before.deal, None, {0: "the move's"})
+        async with s.lock:
+            commit = asyncio.create_task(svc.owner.commit(
+                s, [(0, action, "h")], [st, after], lambda: shows))
+            await writing.wait()
+            assert s.messages.hands[0].digest == "the move's"  # marked to go with it
+            # meanwhile an edit of an earlier move reports what the hand shows
+            svc.owner.hand_shown(s, 0, before.deal, before.message_id, "reported", new=False)
+            fail.set()
+            with pytest.raises(StorageBusy):
+                await commit
+        assert s.state is st  # nothing moved
+        assert s.messages.hands[0] == Shown(before.deal, before.message_id, "reported")
+        # and a mark nothing reported over is put back
+        async with s.lock:
+            fail.clear()
+            writing.clear()
+            commit = asyncio.create_task(svc.owner.commit(
+                s, [(0, action, "h")], [st, after], lambda: shows))
+            await writing.wait()
+            fail.set()
+            with pytest.raises(StorageBusy):
+                await commit
+        assert s.messages.hands[0] == Shown(before.deal, before.message_id, "reported")

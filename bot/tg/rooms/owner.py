@@ -177,7 +177,7 @@ class TableOwner:
         shows them after: a restart then edits no message to what it shows already); then
         publish ``MovesStored`` (and ``DealOver`` for each deal it ended, ``GameOver`` if it
         ended the game).  The caller holds ``s.lock``.  Raises what storage raises; then
-        nothing changed (the digests of before are put back)."""
+        nothing changed (the digests it marked are put back: ``_unwill``)."""
         before, after = states[0], states[-1]
         finished = after.history[len(before.history):]
         rows = [(r.number, json.dumps(sheet_row(r))) for r in finished]
@@ -189,9 +189,11 @@ class TableOwner:
         human = moves[-1][2] == BY_HUMAN
         deadline = self.deadline(s, after)
         m = s.messages
-        was = m.table, dict(m.hands)
+        was = m.table, dict(m.hands), m.inline_digest
+        willed = None
         if shows is not None:
             self._will_show(s, shows())
+            willed = m.table, dict(m.hands), m.inline_digest
         ids = self._carried(s)
         urgent = s.ids_urgent
         s.ids_dirty = s.ids_urgent = False
@@ -209,8 +211,8 @@ class TableOwner:
             if ids is not None:
                 s.ids_dirty = True
                 s.ids_urgent = s.ids_urgent or urgent
-            if shows is not None:
-                m.table, m.hands = was[0], was[1]
+            if willed is not None:
+                self._unwill(s, was, willed)
             raise
         self.moves += len(moves)
         s.store_version += len(moves)
@@ -246,6 +248,24 @@ class TableOwner:
             changed = True
         if changed:
             s.ids_dirty = True
+
+    @staticmethod
+    def _unwill(s: Session, was: tuple[Shown | None, dict[int, Shown], str | None],
+                willed: tuple[Shown | None, dict[int, Shown], str | None]) -> None:
+        """The moves were not stored: what ``_will_show`` marked is put back (``was``) —
+        but only where it is still the mark (``willed``).  A message that reported meanwhile
+        what it shows (``table_shown``, ``hand_shown``: an edit of an earlier move, a new
+        message) keeps that: it is what the message shows, whatever became of this write
+        (put back wholesale, the stale copy was stored at a clean stop, whose cancel lands
+        here, and the restart repeated the edit: "message is not modified")."""
+        m = s.messages
+        if m.table == willed[0]:
+            m.table = was[0]
+        for seat, shown in willed[1].items():
+            if m.hands.get(seat) == shown and seat in was[1]:
+                m.hands[seat] = was[1][seat]
+        if m.inline_digest == willed[2]:
+            m.inline_digest = was[2]
 
     async def _record(self, s: Session, record: str) -> None:
         """Store one record line (not a move) at the state now, with the message ids."""
