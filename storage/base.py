@@ -37,6 +37,7 @@ from storage.models import (
 
 __all__ = [
     "MOVED_BYTES",
+    "NOTE_BYTES",
     "Change",
     "CoordinationStore",
     "Ending",
@@ -49,6 +50,7 @@ __all__ = [
     "Moves",
     "MovesStore",
     "NewGame",
+    "NoteListener",
     "Opening",
     "PeopleStore",
     "Rater",
@@ -359,12 +361,37 @@ has it back).  Called in the event loop, in commit order: it must return quickly
 work to a task or a queue); what it returns is ignored and what it raises is logged."""
 
 
+NoteListener = Callable[[str], object]
+"""Told every note a process ``tell``s (``FeedStore.tell``), its own included; called in
+the event loop: it must return quickly; what it raises is logged."""
+
+NOTE_BYTES = 7000
+"""The longest note (UTF-8 bytes): PostgreSQL's payload limit is 8,000."""
+
+
 class FeedStore(Protocol):
     """The changes of the games as they are committed (``docs/storage.md``, *The feed*):
     on PostgreSQL every process's, through ``LISTEN``/``NOTIFY``; on SQLite this process's,
     in memory.  For one game the versions come in commit order (never decreasing), and a
-    change is told only once it can be read."""
+    change is told only once it can be read.
+
+    Beside the changes, *notes*: what processes tell each other and nobody stores (the
+    people watching a game on each process's pages).  A note reaches every process that
+    listens when it is told (this one included), at most once; one told while a process's
+    connection is down never reaches it (``subscribe``'s ``None`` says so)."""
 
     def subscribe(self, listener: FeedListener) -> Callable[[], None]:
         """Tell ``listener`` every change from now on; returns the call that stops it."""
+        ...
+
+    note_bytes: int
+    """``NOTE_BYTES``."""
+
+    def hear(self, listener: NoteListener) -> Callable[[], None]:
+        """Tell ``listener`` every note from now on; returns the call that stops it."""
+        ...
+
+    async def tell(self, note: str) -> None:
+        """Tell every listening process ``note`` (at most ``NOTE_BYTES``; ValueError if
+        longer; StorageError if the database cannot take it)."""
         ...

@@ -2,7 +2,8 @@
 
 A backend gives the facade one object per role (``storage.base``): ``games``, ``moves``,
 ``people``, ``stats``, ``coord`` and ``feed``, plus how to close its connection.  The
-feed has no method on the facade (``storage.feed.subscribe(listener)``).  Each method of
+feed has no method on the facade (``storage.feed.subscribe(listener)``, ``hear``,
+``tell``).  Each method of
 the facade is one of theirs, written here once: most are the role's own method (``_Forward``:
 ``storage.get_game`` *is* ``storage.games.get_game``, no body in between); the writes
 whose arguments are many check them here (``storage.checks``) and hand the role one request

@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from storage.base import Change, FeedListener
+from storage.base import NOTE_BYTES, Change, FeedListener, NoteListener
 
-__all__ = ["Fanout"]
+__all__ = ["Fanout", "check_note"]
 
 LOG = logging.getLogger(__name__)
 
@@ -21,8 +21,12 @@ LOG = logging.getLogger(__name__)
 class Fanout:
     """The listeners of one storage's feed, told each change in the order it is published."""
 
+    note_bytes = NOTE_BYTES
+    """The longest note ``tell`` takes (for whoever cannot import ``storage.base``)."""
+
     def __init__(self) -> None:
         self._listeners: dict[object, FeedListener] = {}
+        self._hearers: dict[object, NoteListener] = {}
 
     def subscribe(self, listener: FeedListener) -> Callable[[], None]:
         """Tell ``listener`` every change published from now on; returns the call that
@@ -50,3 +54,34 @@ class Fanout:
                 listener(change)
             except Exception:
                 LOG.exception("a listener of the change feed failed on %r", change)
+
+    # ------------------------------------------------------------------ notes
+
+    def hear(self, listener: NoteListener) -> Callable[[], None]:
+        """Tell ``listener`` every note from now on; returns the call that stops it."""
+        key = object()
+        self._hearers[key] = listener
+
+        def stop() -> None:
+            self._hearers.pop(key, None)
+
+        return stop
+
+    async def tell(self, note: str) -> None:
+        """One process (SQLite): the note is told to this process's listeners."""
+        check_note(note)
+        self.heard(note)
+
+    def heard(self, note: str) -> None:
+        """Tell every note listener ``note`` (a listener that raises is logged)."""
+        for listener in list(self._hearers.values()):
+            try:
+                listener(note)
+            except Exception:
+                LOG.exception("a listener of the notes failed on %r", note[:200])
+
+
+def check_note(note: str) -> None:
+    """ValueError unless ``note`` is a note's length (``NOTE_BYTES``)."""
+    if len(note.encode()) > NOTE_BYTES:
+        raise ValueError(f"a note of {len(note.encode())} bytes (at most {NOTE_BYTES})")

@@ -50,6 +50,7 @@ from bot.ops.ports import bound_port
 from bot.webapp.auth import AuthError, SessionKey, TableLinks, WebUser, check_init_data
 from bot.webapp.payload import page_texts, seat_payload
 from bot.webapp.port import Refusal, SeatView, TablePort
+from bot.webapp.watchers import Notes, Watchers
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +164,8 @@ class WebAppServer:
     def __init__(self, port: TablePort, token: str, *, host: str, listen_port: int,
                  metrics: WebMetrics | None = None,
                  clock: Callable[[], float] = time.time,
-                 links: TableLinks | None = None) -> None:
+                 links: TableLinks | None = None,
+                 notes: Notes | None = None) -> None:
         self.port = port
         self.links = links
         self.token = token
@@ -178,6 +180,9 @@ class WebAppServer:
         self.measure = False
         self._runner: web.AppRunner | None = None
         port.on_change(self.changed)
+        # the watchers of each game, on this process's pages and (several processes:
+        # ``notes``, the storage's) on the others'
+        self.crowd = Watchers(notes, self._show_watchers)
 
     # ---------------------------------------------------------------- the application
 
@@ -204,6 +209,7 @@ class WebAppServer:
             await runner.cleanup()
             raise
         self._runner = runner
+        self.crowd.start()
         log.info("the Mini App on http://%s:%s/", self.host, self.bound_port)
 
     @property
@@ -215,6 +221,7 @@ class WebAppServer:
         for pages in list(self.pages.values()):
             for p in list(pages):
                 await self._drop(p, "closing")
+        await self.crowd.stop()  # (the others told this process's watchers are gone)
         for task in list(self.tasks):
             task.cancel()
         if self._runner is not None:
@@ -415,8 +422,8 @@ class WebAppServer:
         return got, False
 
     def watchers(self, game: int) -> int:
-        """The people watching ``game`` on pages of this process (not seated)."""
-        return len({p.user.id for p in self.pages.get(game, ()) if p.spectator})
+        """The people watching ``game`` (not seated) on the pages of any process."""
+        return self.crowd.count(game)
 
     def _payload(self, got: SeatView, game: int = 0) -> dict[str, Any]:
         out = seat_payload(got)
@@ -424,6 +431,16 @@ class WebAppServer:
         return out
 
     def _watchers_changed(self, game: int) -> None:
+        """A spectator's page of ``game`` came, went or was seated: counted, told to the
+        other processes and to the game's pages."""
+        self.crowd.set_mine(game, frozenset(
+            p.user.id for p in self.pages.get(game, ()) if p.spectator))
+        self._show_watchers(game)
+
+    def _show_watchers(self, game: int) -> None:
+        """The number of watchers of ``game`` to its pages here."""
+        if game not in self.pages:
+            return
         text = json.dumps({"type": "watchers", "n": self.watchers(game)})
         for p in list(self.pages.get(game, ())):
             if p.sent >= 0:
@@ -583,7 +600,7 @@ class WebAppServer:
             pages.discard(page)
             if not pages:
                 del self.pages[page.game]
-        if page.spectator and page.game in self.pages:
+        if page.spectator:
             self._watchers_changed(page.game)
         if why:
             log.info("a Mini App page of game %s dropped (%s)", page.game, why)

@@ -30,7 +30,7 @@ from storage.facade import Backend
 from storage.handle import undone_on_failure
 from storage.postgres.connection import DRIVER_ERRORS, Pool, failure
 from storage.postgres.coord import Coordination
-from storage.postgres.feed import ChangeFeed
+from storage.postgres.feed import NOTE_SQL, ChangeFeed
 from storage.postgres.games import Games
 from storage.postgres.people import People
 from storage.postgres.schema import PG_MIGRATIONS, SCHEMA_TABLE
@@ -101,7 +101,9 @@ class PostgresStorage(Backend):
             url, clock, busy_timeout, migrations, min_size, max_size, connect_timeout
         )
         async with undone_on_failure(pg.close, DRIVER_ERRORS, lambda e: failure(e, pg.where)):
-            feed = await ChangeFeed.open(url, pg.where, connect_timeout)
+            feed = await ChangeFeed.open(
+                url, pg.where, connect_timeout,
+                send=lambda note: pg.fetchval(NOTE_SQL, note))
         return cls(pg, feed)
 
     async def schema_version(self) -> int:

@@ -28,17 +28,21 @@ from typing import Final, cast, get_args
 import asyncpg
 
 from storage.base import Change, Moved
-from storage.feed import Fanout
+from storage.feed import Fanout, check_note
 from storage.models import GameStatus
 from storage.postgres.connection import DRIVER_ERRORS, Connection
 
-__all__ = ["APPLICATION_NAME", "CHANNEL", "MOVED_SQL", "NOTIFY_SQL", "ChangeFeed", "moved_tail",
-           "parse"]
+__all__ = ["APPLICATION_NAME", "CHANNEL", "MOVED_SQL", "NOTES", "NOTE_SQL", "NOTIFY_SQL",
+           "ChangeFeed", "moved_tail", "parse"]
 
 LOG = logging.getLogger(__name__)
 
 CHANNEL: Final = "thousand_games"
 """The channel of the games' changes."""
+NOTES: Final = "thousand_notes"
+"""The channel of the notes (``FeedStore.tell``): what processes tell each other unstored."""
+NOTE_SQL: Final = f"SELECT pg_notify('{NOTES}', $1)"
+"""A note told (on a pooled connection, outside any transaction: delivered at once)."""
 APPLICATION_NAME: Final = "thousand-feed"
 """The listening connection's ``application_name`` (``pg_stat_activity``)."""
 NOTIFY_SQL: Final = (
@@ -97,9 +101,11 @@ class ChangeFeed(Fanout):
         *,
         retry: tuple[float, float] = (0.1, 5.0),
         ping_every: float = 10.0,
+        send: Callable[[str], Awaitable[object]] | None = None,
     ) -> None:
         super().__init__()
         self._connect = connect
+        self._send = send
         self._where = where
         self._retry = retry
         self._ping_every = ping_every
@@ -110,9 +116,10 @@ class ChangeFeed(Fanout):
         """How many times the connection was made again (for tests and metrics)."""
 
     @classmethod
-    async def open(cls, url: str, where: str, connect_timeout: float) -> ChangeFeed:
+    async def open(cls, url: str, where: str, connect_timeout: float,
+                   send: Callable[[str], Awaitable[object]] | None = None) -> ChangeFeed:
         """Connect and listen (asyncpg's errors when it cannot: ``PostgresStorage.open``
-        maps them)."""
+        maps them); ``send`` runs ``NOTE_SQL`` with a note (``tell``)."""
 
         async def connect() -> Connection:
             return await asyncpg.connect(
@@ -120,7 +127,7 @@ class ChangeFeed(Fanout):
                 server_settings={"application_name": APPLICATION_NAME},
             )
 
-        feed = cls(connect, where)
+        feed = cls(connect, where, send=send)
         await feed.start()
         return feed
 
@@ -156,6 +163,7 @@ class ChangeFeed(Fanout):
         conn.add_termination_listener(lambda _conn: lost.set())
         try:
             await conn.add_listener(CHANNEL, self._notified)
+            await conn.add_listener(NOTES, self._noted)
         except BaseException:
             conn.terminate()
             raise
@@ -208,3 +216,13 @@ class ChangeFeed(Fanout):
                         self._where, CHANNEL, payload[:200])
             return
         self.publish(change)
+
+    def _noted(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        self.heard(payload)
+
+    async def tell(self, note: str) -> None:
+        """``NOTIFY`` every listening process (this one too) of ``note``."""
+        check_note(note)
+        if self._send is None:
+            raise RuntimeError("a feed opened without a way to send notes")
+        await self._send(note)

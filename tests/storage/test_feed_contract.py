@@ -318,3 +318,55 @@ async def test_a_write_of_moves_carries_what_a_listener_would_read_of_them(store
     long_record = json.dumps({"pad": "x" * MOVED_BYTES})
     assert await check(store.append_action(big, 0, long_record, snap(1), deadline=None),
                        big) is None
+
+
+class Notes:
+    """A note listener that keeps what it hears."""
+
+    def __init__(self, store: Store) -> None:
+        self.notes: list[str] = []
+        self._new = asyncio.Event()
+        self.stop = store.feed.hear(self)
+
+    def __call__(self, note: str) -> None:
+        self.notes.append(note)
+        self._new.set()
+
+    async def hears(self, note: str, timeout: float = 2.0) -> None:
+        async def wait() -> None:
+            while note not in self.notes:
+                self._new.clear()
+                await self._new.wait()
+
+        try:
+            await asyncio.wait_for(wait(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"{note!r} not heard within {timeout} s: {self.notes}") from None
+
+
+async def test_a_note_told_is_heard_once_by_every_listener_and_not_stored(
+        store: Store, caplog: pytest.LogCaptureFixture) -> None:
+    def broken(note: str) -> None:
+        raise RuntimeError("a broken note listener")
+
+    marker = await new_game(store, -300, start=True)
+    changes = await listening(store, marker)
+    store.feed.hear(broken)
+    first, second = Notes(store), Notes(store)
+    with caplog.at_level(logging.ERROR, logger="storage.feed"):
+        await store.feed.tell("w:a:1=7,8")
+        await first.hears("w:a:1=7,8")
+    await second.hears("w:a:1=7,8")
+    assert "a broken note listener" in caplog.text
+    first.stop()
+    first.stop()  # again: nothing
+    long = "x" * 7000  # NOTE_BYTES: the longest
+    await store.feed.tell(long)
+    await store.feed.tell("é" * 3500)
+    await second.hears("é" * 3500)
+    assert second.notes == ["w:a:1=7,8", long, "é" * 3500]
+    assert first.notes == ["w:a:1=7,8"]
+    with pytest.raises(ValueError):  # one byte too long: refused, told to nobody
+        await store.feed.tell("é" * 3500 + "x")
+    assert await changes.then_nothing_else(store, marker) == []  # nothing stored, no change
+    assert second.notes == ["w:a:1=7,8", long, "é" * 3500]

@@ -23,7 +23,7 @@ from storage.postgres import PostgresStorage
 from storage.postgres.feed import APPLICATION_NAME, ChangeFeed
 from tests.pg import pg_url
 from tests.storage.test_contract import act, new_game, snap
-from tests.storage.test_feed_contract import Heard, listening, move, moved
+from tests.storage.test_feed_contract import Heard, Notes, listening, move, moved
 
 __all__ = ["pg_url"]
 
@@ -68,6 +68,32 @@ async def test_a_write_through_one_process_reaches_the_other_within_a_second(
             await on_first.hears(moved(game, version + 1, version + 1), timeout=1.0)
         assert max(delays) < 1.0
         assert on_first.changes == on_second.changes == [moved(game, v, v) for v in range(1, 7)]
+
+
+async def test_a_note_told_by_one_process_is_heard_by_both_within_a_second(
+    pg_url: str,
+) -> None:
+    """Notes (``FeedStore.tell``: the watchers of each process's pages) go through the
+    database's own ``NOTIFY`` too, on a channel of their own, and are never stored."""
+    async with two_processes(pg_url) as (first, second, _marker, _game):
+        on_first, on_second = Notes(first), Notes(second)
+        delays: list[float] = []
+        for n in range(6):
+            teller = (first, second)[n % 2]
+            told = time.perf_counter()
+            await teller.feed.tell(f"w:{n}:1=42")
+            await on_second.hears(f"w:{n}:1=42", timeout=1.0)
+            delays.append(time.perf_counter() - told)
+            await on_first.hears(f"w:{n}:1=42", timeout=1.0)
+        assert max(delays) < 1.0
+        assert on_first.notes == on_second.notes == [f"w:{n}:1=42" for n in range(6)]
+        # a listen connection lost and back (its listeners told None: read again): the
+        # next note comes
+        changes = Heard(first)
+        await _kill_listeners(first)
+        await changes.hears(None, timeout=5.0)
+        await second.feed.tell("after")
+        await on_first.hears("after", timeout=1.0)
 
 
 async def test_a_killed_listen_connection_comes_back_and_says_read_everything_again(

@@ -20,7 +20,7 @@ from storage import Backend, open_storage
 from storage.base import Change
 from tests.bot.helpers import action_button, start_private
 from tests.bot.procs import BotProcess, bots, free_port
-from tests.bot.test_e2e_webhook import solo_game, until
+from tests.bot.test_e2e_webhook import GROUP, group_game, solo_game, until
 from tests.fakeapi import FakeTelegramServer, FakeUser
 from tests.pg import pg_url
 from tests.webapp.helpers import WEBAPP_URL, init_data
@@ -52,6 +52,7 @@ class PageClient:
     closed_at: float | None = None
     reader: asyncio.Task[None] | None = None
     routes: list[str] = field(default_factory=list)  # where to reconnect
+    watchers: list[int] = field(default_factory=list)  # each number of watchers it was told
 
     async def open(self) -> None:
         self.ws = await self.http.ws_connect(self.base + "/ws")
@@ -61,6 +62,11 @@ class PageClient:
     async def _read(self, ws: aiohttp.ClientWebSocketResponse) -> None:
         async for msg in ws:
             data = json.loads(msg.data)
+            if data["type"] == "watchers" or (data["type"] == "view"
+                                              and "watchers" in data["view"]):
+                n = data["n"] if data["type"] == "watchers" else data["view"]["watchers"]
+                if not self.watchers or self.watchers[-1] != n:
+                    self.watchers.append(n)
             if data["type"] == "view":
                 now = time.monotonic()
                 self.views.append((now, data["view"]["version"]))
@@ -93,6 +99,22 @@ class PageClient:
             await self.ws.close()
 
 
+def two_bots(server: FakeTelegramServer, tmp_path: Path, settings: dict[str, object], *,
+             seed: int) -> tuple[BotProcess, BotProcess, dict[str, str]]:
+    """Bots ``a`` and ``b`` in webhook mode behind one address (the reverse proxy's: the
+    fake API delivers each update to either, at random from ``seed``), each with its
+    Mini App on a port of its own; and each one's Mini App address."""
+    public = f"http://127.0.0.1:{free_port()}/hook"
+    ports = {"a": free_port(), "b": free_port()}
+    a, b = (BotProcess.webhook(server, tmp_path, name,
+                               {"webapp_url": WEBAPP_URL, **settings, "webapp_port": port},
+                               public_url=public) for name, port in ports.items())
+    assert a.hook is not None and b.hook is not None
+    server.webhook_targets = [a.hook, b.hook]
+    server.webhook_rng = random.Random(seed)
+    return a, b, {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+
+
 async def session(http: aiohttp.ClientSession, base: str, person: FakeUser, token: str) -> str:
     async with http.post(base + "/api/session", json={"init": init_data(person, token)}) as r:
         body = await r.json()
@@ -103,18 +125,8 @@ async def session(http: aiohttp.ClientSession, base: str, person: FakeUser, toke
 async def test_pages_on_two_processes_one_killed(server: FakeTelegramServer, tmp_path: Path,
                                                  pg_url: str) -> None:
     vera = server.add_user(4601, "Вера")
-    public = f"http://127.0.0.1:{free_port()}/hook"  # the reverse proxy's address
-    ports = {"a": free_port(), "b": free_port()}
-    common = {"database_url": pg_url, "webapp_url": WEBAPP_URL, "computer_move_delay": 0,
-              "computer_level": "random"}
-    procs = {name: BotProcess.webhook(server, tmp_path, name,
-                                      {**common, "webapp_port": ports[name]}, public_url=public)
-             for name in ports}
-    a, b = procs["a"], procs["b"]
-    assert a.hook is not None and b.hook is not None
-    server.webhook_targets = [a.hook, b.hook]
-    server.webhook_rng = random.Random(7)
-    base = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+    a, b, base = two_bots(server, tmp_path, {"database_url": pg_url, "computer_move_delay": 0,
+                                             "computer_level": "random"}, seed=7)
     stored: dict[int, float] = {}  # version -> when the test heard it stored (its own feed)
     rng = random.Random(3)
     async with bots(a, b), aiohttp.ClientSession() as http:
@@ -237,3 +249,81 @@ async def test_pages_on_two_processes_one_killed(server: FakeTelegramServer, tmp
 
 async def _true(value: bool) -> bool:
     return value
+
+
+async def test_watchers_are_counted_across_processes(server: FakeTelegramServer,
+                                                     tmp_path: Path, pg_url: str) -> None:
+    """A group table on two processes: members of the group watch it on pages held by
+    each (one of them on both).  Every page, seated or watching, shows the people watching
+    on any process, each counted once; a page closed on one process lowers the number on
+    the other's within a second; a process SIGKILLed: its watchers' pages reconnect to the
+    other and are still counted once."""
+    anna, boris = server.add_user(4611, "Анна"), server.add_user(4612, "Борис")
+    gleb = server.add_user(4615, "Глеб")
+    wanda, walt = server.add_user(4613, "Ванда"), server.add_user(4614, "Вадим")
+    server.add_group(GROUP, "Друзья", members=[boris, gleb, wanda, walt], admins=[anna])
+    a, b, base = two_bots(server, tmp_path, {"database_url": pg_url}, seed=5)
+    async with bots(a, b), aiohttp.ClientSession() as http:
+        await a.start()
+        await b.start()
+        store: Backend = await open_storage(database_url=pg_url, database_path="")
+        pages: dict[str, PageClient] = {}
+        try:
+            await start_private(server, anna, boris, gleb)
+            gid = await group_game(server, store, anna, [boris, gleb])
+
+            async def open_page(name: str, person: FakeUser, proc: str) -> PageClient:
+                token = await session(http, base[proc], person, server.token)
+                page = PageClient(name, person, token, gid, base[proc], http)
+                await page.open()
+                pages[name] = page
+                await until(lambda: _true(bool(page.views)), 10, f"{name}'s first view")
+                return page
+
+            async def shown(n: int, timeout: float = 1.0) -> None:
+                """Every open page's last number of watchers is ``n``."""
+                await until(lambda: _true(all(p.watchers and p.watchers[-1] == n
+                                              for p in pages.values())), timeout,
+                            f"{n} watchers on every page: "
+                            f"{ {k: p.watchers for k, p in pages.items()} }")
+
+            await open_page("anna@a", anna, "a")  # seated
+            await open_page("boris@b", boris, "b")  # seated
+            assert not pages["anna@a"].latest["spectator"]
+            await shown(0)
+            await open_page("wanda@a", wanda, "a")
+            await shown(1)
+            await open_page("walt@b", walt, "b")
+            await shown(2)
+            await open_page("wanda@b", wanda, "b")  # the same person on both: once
+            await asyncio.sleep(0.3)
+            await shown(2)
+            assert pages["walt@b"].latest["spectator"] and pages["walt@b"].latest["hand"] == []
+            # walt goes: the pages on a see it within a second
+            gone = pages.pop("walt@b")
+            await gone.close()
+            await shown(1)
+            assert all(p.watchers[-1] == 1 for p in pages.values())
+            # wanda's page on a closes, but she still watches on b: still 1 everywhere
+            await pages.pop("wanda@a").close()
+            await asyncio.sleep(0.3)
+            await shown(1)
+            # walt again, on a; then a is killed: its pages reconnect to b (as a proxy
+            # routes them), and walt is counted once though a never said he left
+            await open_page("walt@a", walt, "a")
+            await shown(2)
+            assert b.hook is not None
+            server.webhook_targets = [b.hook]
+            for p in pages.values():
+                p.routes = [base["b"]]
+            await a.kill()
+            await until(lambda: _true(all(p.closed_at is None and p.base == base["b"]
+                                          for p in pages.values() if p.name.endswith("@a"))),
+                        10, "the pages of a reconnected to b")
+            await shown(2, timeout=5.0)
+            assert all(max(p.watchers) <= 2 for p in pages.values()), \
+                {k: p.watchers for k, p in pages.items()}
+        finally:
+            for p in pages.values():
+                await p.close()
+            await store.close()

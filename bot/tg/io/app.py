@@ -213,7 +213,9 @@ class ThousandApplication(Application[Any, Any, Any, Any, Any, Any]):
         for kind in FOLLOWED:  # the pages follow the owner's events, as the chat does
             service.events.subscribe(kind, port.table_event)
         server = WebAppServer(port, s.token, host=s.webapp_listen,
-                              listen_port=s.webapp_port, metrics=metrics, links=links)
+                              listen_port=s.webapp_port, metrics=metrics, links=links,
+                              # (several processes: the watchers each one's pages have)
+                              notes=service.storage.feed if service.coord.shared else None)
         try:
             await server.start()
         except OSError as e:
