@@ -11,10 +11,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import signal
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ import pytest
 from bot.engine.game import apply, legal_actions
 from bot.tg.rooms.events import GameOver, GameStarted, MovesStored, TableEvent
 from bot.tg.rooms.owner import Shows
-from bot.tg.rooms.session import Shown, read_table_json
+from bot.tg.rooms.service import GameService
+from bot.tg.rooms.session import Session, Shown, read_table_json
 from storage.errors import StorageBusy
 from tests.bot.helpers import (
     idle,
@@ -214,6 +216,23 @@ async def test_no_message_is_edited_to_what_it_shows_after_a_kill(
 SEED_PERSON_FIRST = 5
 
 
+@contextlib.asynccontextmanager
+async def person_first(server: FakeTelegramServer, db: Path, user_id: int
+                       ) -> AsyncIterator[tuple[GameService, Session]]:
+    """A solo game against two computers that think for 30 s, at its start: the person
+    bids first (``SEED_PERSON_FIRST``), everything shown."""
+    anna = server.add_user(user_id, "Анна")
+    async with running(server, db, seed=SEED_PERSON_FIRST, computer_move_delay=30) as app:
+        svc = service(app)
+        await start_private(server, anna)
+        await server.send_text(anna, anna, "/newgame 3")
+        gid = await server.wait_for(lambda: svc.by_chat.get(anna.id))
+        s = session(app, gid)
+        assert s is not None and s.state is not None and s.state.to_act == 0
+        await idle(app)
+        yield svc, s
+
+
 async def test_an_edit_no_move_carried_is_stored_at_once_when_the_table_waits_for_a_person(
         server: FakeTelegramServer, db: Path) -> None:
     """What an edited message shows is stored with the move that caused it; an edit no
@@ -223,23 +242,12 @@ async def test_an_edit_no_move_carried_is_stored_at_once_when_the_table_waits_fo
     the edit ("message is not modified"; round 4's CI caught it).  (While a computer is
     about to move, its move carries it: the count of writes in
     ``test_an_accepted_move_or_a_batch_of_replies_is_one_storage_write``.)"""
-    anna = server.add_user(7104, "Анна")
-    # (the person bids first; the computers think for 30 s)
-    async with running(server, db, seed=SEED_PERSON_FIRST, computer_move_delay=30) as app:
-        svc = service(app)
-        await start_private(server, anna)
-        await server.send_text(anna, anna, "/newgame 3")
-        gid = await server.wait_for(lambda: svc.by_chat.get(anna.id))
-        s = session(app, gid)
-        assert s is not None and s.state is not None
-
+    async with person_first(server, db, 7104) as (svc, s):
         async def stored_hand() -> Shown | None:
-            game = await svc.storage.get_game(gid)
+            game = await svc.storage.get_game(s.game_id)
             assert game is not None
             return read_table_json(game.message_ids).messages.hands.get(0)
 
-        assert s.state.to_act == 0  # the person's turn
-        await idle(app)
         shown = s.messages.hands[0]
         assert await stored_hand() == shown
         svc.owner.hand_shown(s, 0, shown.deal, shown.message_id, "edited", new=False)
@@ -256,16 +264,9 @@ async def test_a_move_not_stored_keeps_what_a_message_reported_meanwhile(
     or a new message's id, is kept: it is what the message shows.  (Put back wholesale,
     a clean stop stored the stale copy and the restart repeated an edit — "message is not
     modified", ``test_sigterm_mid_game_and_a_restart_on_the_same_database`` under load.)"""
-    anna = server.add_user(7105, "Анна")
-    async with running(server, db, seed=SEED_PERSON_FIRST, computer_move_delay=30) as app:
-        svc = service(app)
-        await start_private(server, anna)
-        await server.send_text(anna, anna, "/newgame 3")
-        gid = await server.wait_for(lambda: svc.by_chat.get(anna.id))
-        s = session(app, gid)
-        assert s is not None and s.state is not None and s.state.to_act == 0
-        await idle(app)
+    async with person_first(server, db, 7105) as (svc, s):
         st = s.state
+        assert st is not None
         before = s.messages.hands[0]
         writing, fail = asyncio.Event(), asyncio.Event()
 
