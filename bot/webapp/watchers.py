@@ -22,7 +22,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from typing import Final, Protocol
 
 __all__ = ["FORGET", "REPEAT", "Notes", "Watchers"]
@@ -106,8 +106,6 @@ class Watchers:
         self.me = secrets.token_hex(6)
         self.repeat, self.forget_after = repeat, forget_after
         self._notes = notes
-        self._tell: Callable[[str], Awaitable[None]] | None = \
-            notes.tell if notes is not None else None
         self._unhear = notes.hear(self.heard) if notes is not None else None
         self._changed = changed
         self._clock = clock
@@ -137,7 +135,7 @@ class Watchers:
             self.mine[game] = users
         else:
             self.mine.pop(game, None)
-        if self._tell is None:
+        if self._notes is None:
             return
         self._due.add(game)
         if self._soon is None:
@@ -148,7 +146,7 @@ class Watchers:
     def start(self) -> None:
         """Repeat what this process tells every ``repeat`` seconds (``REPEAT``; several
         processes), and forget what the others did not say again."""
-        if self._tell is not None and self._repeat is None:
+        if self._notes is not None and self._repeat is None:
             self._repeat = asyncio.get_running_loop().create_task(self._repeating())
 
     async def stop(self) -> None:
@@ -164,7 +162,7 @@ class Watchers:
         gone = set(self.mine) | self._due
         self.mine.clear()
         self._due.clear()
-        if self._tell is not None and gone:  # (else the others forget them in FORGET)
+        if self._notes is not None and gone:  # (else the others forget them in FORGET)
             try:
                 await asyncio.wait_for(self._send(sorted(gone)), STOP_WAIT)
             except Exception as e:  # (the others forget them in FORGET)
@@ -193,11 +191,11 @@ class Watchers:
     async def _send(self, games: list[int]) -> None:
         """Tell who watches ``games`` here, as it is when the notes go (one send at a time:
         a later change of a game is never overtaken by an earlier one)."""
-        assert self._tell is not None and self._notes is not None
+        assert self._notes is not None
         async with self._sending:  # (what is told is read once the lock is had)
             told = [(g, self.mine.get(g, frozenset())) for g in games]
             for note in _format(self.me, told, self._notes.note_bytes):
-                await self._tell(note)
+                await self._notes.tell(note)
 
     async def _repeating(self) -> None:
         while True:
