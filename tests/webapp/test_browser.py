@@ -4,12 +4,13 @@ every payload checked, the screenshots of the docs taken (Russian, light and dar
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from bot.engine.game import forced_action
 from bot.engine.state import GameState
-from tests.bot.helpers import service
+from tests.bot.helpers import play, service, txt
 from tests.fakeapi import FakeTelegramServer
 from tests.webapp.browser import browser, open_page
 from tests.webapp.helpers import base_url, init_data, solo_game, webapp_running
@@ -231,3 +232,73 @@ async def test_a_group_deal_two_on_pages_one_with_buttons(server: FakeTelegramSe
         for page in pages.values():  # the deal's summary on both pages
             await page.wait_for_selector("#summary:not([hidden])", timeout=5000)
             assert "Кон 1" in await page.inner_text("#summary-body")
+
+
+async def test_a_whole_game_to_its_end_and_a_rematch_from_the_page(
+        server: FakeTelegramServer, db: Path, browser: Any) -> None:
+    """A solo game played to its end with the page open (Anna's presses on her buttons,
+    the computers' moves, the page following every one): the page shows the final — the
+    winner, the sheet, «Ещё партию» — and that touch starts the next game, to which the
+    page moves by itself (``followRematch``: the person's games, newest first), showing
+    its new hand; the chat gets the new game as after the sheet's button."""
+    anna = server.add_user(1003, "Анна")
+    async with webapp_running(server, db, seed=5) as app:
+        gid = await solo_game(server, app, anna)
+        svc = service(app)
+        page = await open_page(browser, f"{base_url(app)}/?game={gid}",
+                               init_data(anna, server.token))
+        frames: list[dict[str, Any]] = []
+        page.on("websocket", lambda ws: ws.on(
+            "framereceived", lambda f: frames.append(json.loads(f))))
+        await page.goto(f"{base_url(app)}/?game={gid}")
+        await page.wait_for_selector("#hand .card", timeout=10000)
+        presses = await play(server, app, gid, {0: anna}, seed=5, timeout=20)
+        game = await svc.storage.get_game(gid)
+        assert game is not None and game.status == "finished", game
+        result = await svc.storage.get_result(gid)
+        assert result is not None
+        # the page has the final: the rematch and the sheet, nothing else to touch
+        await page.wait_for_function("document.body.dataset.phase == 'game_over'",
+                                     timeout=10000)
+        buttons = [t.strip() for t in await page.locator("#panel button").all_inner_texts()]
+        assert buttons == ["Ещё партия", "Запись"], buttons
+        assert await page.locator("#hand .card.legal").count() == 0
+        # the middle: the last deal's last trick, as the summary opens with it (not that
+        # deal's talon, which the view still holds: the page showed it there once)
+        final = [f["view"] for f in frames if f.get("type") == "view"][-1]
+        assert final["over"] and final["deal_last_trick"] is not None
+        suit = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
+        last = [code[:-1] + suit[code[-1]] for _, code in final["deal_last_trick"]["cards"]]
+        middle = await page.locator("#trick.last .slot svg").evaluate_all(
+            "els => els.map(e => e.getAttribute('aria-label'))")
+        assert middle == last, (middle, last, final["talon"])
+        summary = await page.inner_text("#summary-body")
+        assert summary.startswith("Последняя взятка: "), summary
+        assert all(card in summary.splitlines()[0] for card in last), summary
+        assert "🏆" in await page.inner_text("#note")
+        await page.evaluate("Telegram.WebApp.__back()")  # the summary closed
+        assert await page.locator("#summary").is_hidden()
+        await page.screenshot(path=str(IMG / "webapp-over.png"))
+        await page.click("#sheet-btn")
+        paper = await page.inner_text("#sheet pre.paper")  # as /score shows it
+        totals = json.loads(result.totals)
+        assert "Анна" in paper and str(totals[0]) in paper, (paper, totals)
+        await page.evaluate("Telegram.WebApp.__back()")
+        # «Ещё партия»: a new game, and the page goes to it
+        before = set(svc.sessions)
+        await page.locator("#panel button", has_text="Ещё партия").click()
+        new = await server.wait_for(lambda: next(
+            (g for g, s in svc.sessions.items() if g not in before and s.state is not None
+             and any(seat.user_id == anna.id for seat in s.seats)), None), 10,
+            what="the rematch's game")
+        assert new != gid
+        await page.wait_for_function(f"document.body.dataset.game == '{new}'", timeout=10000)
+        await page.wait_for_selector("#hand .card", timeout=10000)
+        assert await page.evaluate("document.body.dataset.phase") != "game_over"
+        assert await page.locator("#hand .card").count() >= 7
+        # and the chat has the new game's first deal, as after the final sheet's button
+        await server.wait_for(lambda: any(
+            re.search(r"Кон 1\b", txt(m)) for m in server.chat(anna).bot_messages()[-3:]), 5,
+            what="the new game in the chat")
+        print(f"a whole game on the page: {presses} presses, then game {new}")
+    server.assert_clean()

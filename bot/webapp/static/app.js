@@ -302,6 +302,7 @@
   function render() {
     var v = V;
     document.body.dataset.version = String(v.version); // (for tests and debugging)
+    document.body.dataset.game = String(v.game);
     document.body.dataset.phase = v.phase;
     // the top line: the deal, the contract (or the bid), the trump, the running points
     $("deal").textContent = v.number ? fmt("deal", { n: v.number }) : "";
@@ -391,9 +392,10 @@
         box.appendChild(cardSlot(p[1], place(p[0]) + (p[0] === v.last_trick.winner ? " won" : "")));
       });
       note = fmt("last_trick", { name: name(v.last_trick.winner) });
-    } else if (v.deal_last_trick && !v.talon.length && !v.received) {
+    } else if (v.deal_last_trick && (v.over || (!v.talon.length && !v.received))) {
       // the finished deal's last trick stays in the middle until the next deal's lead
-      // (as every trick stays until the next one); face-up talon cards come first
+      // (as every trick stays until the next one); face-up talon cards come first — but
+      // at the game's end there is no next deal: the last trick, not that deal's talon
       var done = v.deal_last_trick;
       box.className = "last";
       done.cards.forEach(function (p) {
