@@ -443,7 +443,7 @@ class ServicePort:
             rows=tuple(h.totals for h in st.history),
             free=seat < 0 and not s.solo and s.status == "playing"
             and st.phase != Phase.GAME_OVER and bool(K.free_seats(s.seats)),
-            deal_last=deal_last)
+            deal_last=deal_last, rematch=seat >= 0 and not is_inline_place(s.chat_id))
 
     def _sheet(self, game_id: int, lang: str, st: GameState, labels: tuple[R.SeatLabel, ...],
                seat: int) -> tuple[str, int, str, Trick | None]:
@@ -518,8 +518,8 @@ class ServicePort:
             return await self._sit(s, user, lang)
         if kind == "hint" and len(intent) == 1:
             data = cb.encode(game_id, version, cb.HINT)
-        elif kind == "rematch" and len(intent) == 1:
-            data = cb.encode(game_id, 0, cb.REMATCH)
+        elif kind == "rematch" and len(intent) == 1:  # as on the final sheet, in its chat
+            return await self._rematch(s, game_id, user, lang)
         elif kind == "analyse" and set(intent) == {"kind", "deal"}:
             deal = intent.get("deal")
             if not isinstance(deal, int) or isinstance(deal, bool) or not 0 < deal < 10_000:
@@ -543,6 +543,30 @@ class ServicePort:
             known = self._known(lang, answer.text, (*_REFUSALS, *_HINT_REFUSALS))
             return known if known is not None else _plain(answer.text)
         return self._refusal(lang, answer.text)
+
+    async def _rematch(self, s: Session | None, game_id: int, user: WebUser,
+                       lang: str) -> Refusal | str | None:
+        """«Ещё партия» on the page of an ended game: the final sheet's button, pressed
+        where that sheet is — the game's chat and topic (a group's for a group table; the
+        press from the person's private chat was refused there as "not its place") — with
+        the same checks (a seated person; no other game at that table now), and as the
+        group's button, by a member of the group (asked as for a spectator)."""
+        if s is not None:
+            chat_id, thread_id = s.chat_id, s.thread_id
+        else:  # (ended before this process kept it: a restart)
+            game = await self.service.storage.get_game(game_id)
+            if game is None:
+                return Refusal("stale", t(lang, "popup.stale"))
+            chat_id, thread_id = game.chat_id, game.thread_id
+        if is_inline_place(chat_id):  # an inline table has no chat to post the game in
+            return Refusal("stale", t(lang, "popup.stale"))
+        if chat_id < 0 and not await self.is_member(chat_id, user.id):  # (left the group)
+            return Refusal("not_member", t(lang, "webapp.err.not_member"))
+        answer = await self.service.press(
+            cb.encode(game_id, 0, cb.REMATCH),
+            UserRef(user.id, user.first_name, user.username, user.language_code),
+            Where(chat_id=chat_id, thread_id=thread_id))
+        return None if answer.text is None else self._refusal(lang, answer.text)
 
     async def _sit(self, s: Session | None, user: WebUser, lang: str) -> Refusal | str | None:
         """A latecomer takes a free seat from the page: the lobby's "join" or the table's

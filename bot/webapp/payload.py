@@ -137,6 +137,7 @@ def seat_payload(sv: SeatView) -> Json:
         "trick": trick,
         "last_trick": last,
         "deal_last_trick": deal_last,
+        "rematch": p.rematch,
         "declared": [[d.seat, C.SUIT_LETTERS[d.suit] if d.suit < 4 else "A", d.value]
                      for d in v.declared],
         "taken": list(v.taken),

@@ -42,6 +42,9 @@ class SeatPlace:
     free: bool = False  # a spectator may take a seat (a computer's, or one its person left)
     # the last trick of the finished deal, until the next deal's first card (the middle)
     deal_last: Trick | None = None
+    # at the game's end «Ещё партия» is offered: to a seat, where the table's chat can hold
+    # the next game (not an inline table: its message is in a chat the bot may not be in)
+    rematch: bool = False
 
 
 @dataclass(frozen=True, slots=True)

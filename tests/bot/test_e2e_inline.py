@@ -21,7 +21,8 @@ from bot.tg.model import inline_place
 from bot.tg.rooms.session import Session
 from bot.tg.view.callbacks import SCORE, decode, encode
 from bot.webapp.adapter import ServicePort
-from bot.webapp.port import SeatView
+from bot.webapp.auth import WebUser
+from bot.webapp.port import Refusal, SeatView
 from storage import Storage
 from tests.bot.helpers import (
     idle,
@@ -189,6 +190,13 @@ async def test_an_inline_table_seats_people_starts_and_plays(
         stranger = server.add_user(5109, "Глеб")
         seat = await port.seat_view(gid, anna.id)
         assert isinstance(seat, SeatView) and seat.view.seat == s2.seat_of(anna.id)
+        # no «Ещё партия» at its end (no chat to post the next game in); a forged one is
+        # refused and makes nothing
+        assert seat.place.rematch is False
+        games = len(service(app).sessions)
+        refused = await port.act(gid, WebUser(anna.id, "Анна"), {"kind": "rematch"}, 0)
+        assert isinstance(refused, Refusal) and refused.code == "stale", refused
+        assert len(service(app).sessions) == games
         watched = await port.watch_view(gid, stranger.id)
         assert isinstance(watched, SeatView) and watched.view.seat == -1
         assert watched.view.hand == ()

@@ -8,8 +8,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.engine.game import forced_action
 from bot.engine.state import GameState
+from bot.webapp.auth import WebUser
+from bot.webapp.port import Refusal
 from tests.bot.helpers import play, service, txt
 from tests.fakeapi import FakeTelegramServer
 from tests.webapp.browser import browser, open_page
@@ -301,4 +305,88 @@ async def test_a_whole_game_to_its_end_and_a_rematch_from_the_page(
             re.search(r"Кон 1\b", txt(m)) for m in server.chat(anna).bot_messages()[-3:]), 5,
             what="the new game in the chat")
         print(f"a whole game on the page: {presses} presses, then game {new}")
+    server.assert_clean()
+
+
+@pytest.mark.parametrize("first", ["page", "chat"])
+async def test_a_group_games_end_on_the_pages_and_its_rematch_from_one(
+        server: FakeTelegramServer, db: Path, browser: Any, first: str) -> None:
+    """A group game (Anna and Boris, one computer) played to its end while Anna's page
+    and Vera's (a member of the group watching) are open: Anna's final offers «Ещё
+    партия», Vera's does not.  ``page``: Anna's touch starts the next game in the group —
+    pressed where the final sheet is, the group, not Anna's private chat (from there it
+    was refused: «Эта кнопка не отсюда») — and her page moves to it.  ``chat``: Boris
+    presses the final sheet's «Ещё партия» in the group first; Anna's touch then says
+    «Здесь уже идёт партия» and her page moves to that game all the same."""
+    from tests.bot.helpers import idle, open_table, start_private
+
+    anna = server.add_user(1011, "Анна")
+    boris = server.add_user(1012, "Борис")
+    vera = server.add_user(1013, "Вера")
+    group = -100779
+    server.add_group(group, "Клуб", members=[anna, boris, vera])
+    async with webapp_running(server, db, seed=7) as app:
+        svc = service(app)
+        await start_private(server, anna, boris, vera)
+        gid, _ = await open_table(server, app, group, anna, [boris], computers=1)
+        s = svc.sessions[gid]
+        await server.wait_for(lambda: s.state is not None)
+        pages = {}
+        for person in (anna, vera):
+            page = await open_page(browser, "", init_data(person, server.token))
+            await page.goto(f"{base_url(app)}/?game={gid}")
+            await page.wait_for_selector("#trick", timeout=10000)
+            await page.wait_for_function("document.body.dataset.game !== undefined")
+            pages[person.id] = page
+        people = {s.seat_of(p.id): p for p in (anna, boris)}
+        await play(server, app, gid, people, seed=7, timeout=20)
+        game = await svc.storage.get_game(gid)
+        assert game is not None and game.status == "finished", game
+        for page in pages.values():
+            await page.wait_for_function("document.body.dataset.phase == 'game_over'",
+                                         timeout=10000)
+            await page.evaluate("Telegram.WebApp.__back()")  # the last deal's summary
+        seated = [t.strip() for t in await pages[anna.id].locator(
+            "#panel button").all_inner_texts()]
+        assert seated == ["Ещё партия", "Запись"], seated
+        assert await pages[vera.id].locator("#panel button").count() == 0  # watching
+        assert await pages[vera.id].locator("#trick.last .slot").count() == 3
+        # refused, and nothing made: a member of the group who is not seated (a forged
+        # press: her page shows no such button), a seated person who has left the group
+        assert app.webapp is not None
+        port = app.webapp.port
+        refused = await port.act(gid, WebUser(vera.id, "Вера"), {"kind": "rematch"}, 0)
+        assert isinstance(refused, Refusal) and refused.code == "not_seated", refused
+        chat = server.chat(group)
+        chat.member_ids.remove(boris.id)
+        refused = await port.act(gid, WebUser(boris.id, "Борис"), {"kind": "rematch"}, 0)
+        assert isinstance(refused, Refusal) and refused.code == "not_member", refused
+        assert refused.text == "Стол этой группы видят только её участники."
+        chat.member_ids.append(boris.id)  # (back: he may press in the group)
+        assert svc.session_of_chat(group) is None
+        before = set(svc.sessions)
+
+        def started() -> int | None:
+            return next((g for g, x in svc.sessions.items() if g not in before
+                         and x.chat_id == group and x.state is not None), None)
+
+        if first == "chat":
+            await idle(app)
+            final = server.chat(group).last_bot_message()
+            assert final is not None and "Партия окончена" in txt(final)
+            assert await server.click(boris, final, contains="Ещё партия") is not None
+            await server.wait_for(started, 10, what="Boris's next game")
+        await pages[anna.id].locator("#panel button", has_text="Ещё партия").click()
+        new = await server.wait_for(started, 10, what="the group's next game")
+        await pages[anna.id].wait_for_function(
+            f"document.body.dataset.game == '{new}'", timeout=10000)
+        await pages[anna.id].wait_for_selector("#hand .card", timeout=10000)
+        toast = pages[anna.id].locator("#toast:not([hidden])")
+        if first == "chat":
+            assert "Здесь уже идёт партия" in await toast.inner_text()
+        else:
+            assert not await toast.count()
+        assert [g for g in svc.sessions if g not in before] == [new]  # one next game
+        seats = {x.user_id for x in svc.sessions[new].seats if x.kind == "human"}
+        assert seats == {anna.id, boris.id}
     server.assert_clean()

@@ -179,7 +179,8 @@
         delete pending[msg.id];
         if (!msg.ok) { haptic("note", "error"); toast(msg.text); }
         else if (msg.text) { toast(msg.text, 6000); }
-        if (msg.ok && intent && intent.kind === "rematch") followRematch(10);
+        // the next game: started by this touch, or already by another player of the table
+        if (intent && intent.kind === "rematch" && (msg.ok || msg.code === "already")) followRematch(10);
       } else if (msg.type === "watchers") {
         if (V) { V.watchers = msg.n; drawWatchers(); }
       } else if (msg.type === "refused") {
@@ -533,7 +534,7 @@
       return;
     }
     if (v.over) {
-      p.appendChild(button(fmt("rematch"), { kind: "rematch" }));
+      if (v.rematch) p.appendChild(button(fmt("rematch"), { kind: "rematch" }));
       var sb = el("button", "alt", fmt("sheet"));
       sb.onclick = openSheet;
       p.appendChild(sb);
