@@ -1,5 +1,6 @@
 """A group table where two people play on pages and one with buttons: all three kept in
-step, every payload each page received holding only cards its seat may know."""
+step, every payload each page received holding only cards its seat may know; and a
+group game's rematch from the page after a restart."""
 
 from __future__ import annotations
 
@@ -148,3 +149,38 @@ async def test_two_pages_and_buttons_at_one_group_table(server: FakeTelegramServ
                 page.task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await page.task
+
+
+async def test_a_rematch_from_the_page_after_a_restart(server: FakeTelegramServer,
+                                                       db: Path) -> None:
+    """A group game ended, then the bot restarted: the ended game is in no process's
+    memory, and «Ещё партия» from the page reads its chat from storage — the next game
+    starts in the group, with the same people."""
+    from bot.webapp.auth import WebUser
+    from tests.bot.helpers import idle, play
+
+    anna = server.add_user(1021, "Анна")
+    boris = server.add_user(1022, "Борис")
+    group = -100781
+    server.add_group(group, "Клуб", members=[anna, boris])
+    async with webapp_running(server, db, seed=9) as app:
+        await start_private(server, anna, boris)
+        gid, _ = await open_table(server, app, group, anna, [boris], computers=1)
+        s = service(app).sessions[gid]
+        await server.wait_for(lambda: s.state is not None)
+        await play(server, app, gid, {s.seat_of(p.id): p for p in (anna, boris)}, seed=9,
+                   timeout=20)
+        await idle(app)
+    async with webapp_running(server, db, seed=10) as app:  # the restart
+        svc = service(app)
+        assert app.webapp is not None and gid not in svc.sessions
+        game = await svc.storage.get_game(gid)
+        assert game is not None and game.status == "finished"
+        assert await app.webapp.port.act(gid, WebUser(anna.id, "Анна"),
+                                         {"kind": "rematch"}, 0) is None
+        new = await server.wait_for(lambda: svc.session_of_chat(group), 10,
+                                    what="the next game")
+        assert new.game_id != gid and new.status == "playing"
+        assert {x.user_id for x in new.seats if x.kind == "human"} == {anna.id, boris.id}
+        await idle(app)
+    server.assert_clean()
