@@ -516,10 +516,14 @@ class ServicePort:
         kind = intent.get("kind") if isinstance(intent, dict) else None
         if kind == "sit" and len(intent) == 1:
             return await self._sit(s, user, lang)
+        where = Where(chat_id=user.id)  # the person's private chat: where hand buttons are
         if kind == "hint" and len(intent) == 1:
             data = cb.encode(game_id, version, cb.HINT)
-        elif kind == "rematch" and len(intent) == 1:  # as on the final sheet, in its chat
-            return await self._rematch(s, game_id, user, lang)
+        elif kind == "rematch" and len(intent) == 1:  # the final sheet's, where that is
+            final = await self._final_place(s, game_id, user, lang)
+            if isinstance(final, Refusal):
+                return final
+            data, where = cb.encode(game_id, 0, cb.REMATCH), final
         elif kind == "analyse" and set(intent) == {"kind", "deal"}:
             deal = intent.get("deal")
             if not isinstance(deal, int) or isinstance(deal, bool) or not 0 < deal < 10_000:
@@ -534,7 +538,6 @@ class ServicePort:
             if a is None or code is None:
                 return Refusal("malformed", t(lang, "popup.unknown"))
             data = cb.encode(game_id, version, cb.ACT, code)
-        where = Where(chat_id=user.id)  # the person's private chat: where hand buttons are
         ref = UserRef(user.id, user.first_name, user.username, user.language_code)
         answer = await self.service.press(data, ref, where)
         if answer.text is None:
@@ -544,13 +547,13 @@ class ServicePort:
             return known if known is not None else _plain(answer.text)
         return self._refusal(lang, answer.text)
 
-    async def _rematch(self, s: Session | None, game_id: int, user: WebUser,
-                       lang: str) -> Refusal | str | None:
-        """«Ещё партия» on the page of an ended game: the final sheet's button, pressed
-        where that sheet is — the game's chat and topic (a group's for a group table; the
-        press from the person's private chat was refused there as "not its place") — with
-        the same checks (a seated person; no other game at that table now), and as the
-        group's button, by a member of the group (asked as for a spectator)."""
+    async def _final_place(self, s: Session | None, game_id: int, user: WebUser,
+                           lang: str) -> Where | Refusal:
+        """Where «Ещё партия» of an ended game is pressed from its page: where the final
+        sheet's button is — the game's chat and topic (a group's for a group table; from
+        the person's private chat it was refused as "not its place"), where the press has
+        that button's checks (a seated person; no other game at that table now); and as
+        the group's button, by a member of the group (asked as for a spectator)."""
         if s is not None:
             chat_id, thread_id = s.chat_id, s.thread_id
         else:  # (ended before this process kept it: a restart)
@@ -562,11 +565,7 @@ class ServicePort:
             return Refusal("stale", t(lang, "popup.stale"))
         if chat_id < 0 and not await self.is_member(chat_id, user.id):  # (left the group)
             return Refusal("not_member", t(lang, "webapp.err.not_member"))
-        answer = await self.service.press(
-            cb.encode(game_id, 0, cb.REMATCH),
-            UserRef(user.id, user.first_name, user.username, user.language_code),
-            Where(chat_id=chat_id, thread_id=thread_id))
-        return None if answer.text is None else self._refusal(lang, answer.text)
+        return Where(chat_id=chat_id, thread_id=thread_id)
 
     async def _sit(self, s: Session | None, user: WebUser, lang: str) -> Refusal | str | None:
         """A latecomer takes a free seat from the page: the lobby's "join" or the table's

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bot.engine import cards as C
 from bot.engine.game import forced_action
 from bot.engine.state import GameState
 from bot.webapp.auth import WebUser
@@ -272,8 +273,7 @@ async def test_a_whole_game_to_its_end_and_a_rematch_from_the_page(
         # deal's talon, which the view still holds: the page showed it there once)
         final = [f["view"] for f in frames if f.get("type") == "view"][-1]
         assert final["over"] and final["deal_last_trick"] is not None
-        suit = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
-        last = [code[:-1] + suit[code[-1]] for _, code in final["deal_last_trick"]["cards"]]
+        last = [C.fmt(C.parse(code)) for _, code in final["deal_last_trick"]["cards"]]
         middle = await page.locator("#trick.last .slot svg").evaluate_all(
             "els => els.map(e => e.getAttribute('aria-label'))")
         assert middle == last, (middle, last, final["talon"])
